@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libmap - find damaged data on XFS and name the files it belongs to.
+ *
+ * Every function returns 0 (or a count) on success and a negative errno, or a
+ * negative MAP_E* code, on failure; map_strerror() is the one place that turns
+ * those into words.  The library keeps no global state.
+ */
+#ifndef MAP_H
+#define MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Codes beyond the errno range, returned negated like errnos. */
+enum map_error {
+	MAP_EBASE = 4096,
+	MAP_ENOTXFS,		/* path is not on an XFS filesystem */
+	MAP_ENOTMOUNTED,	/* no mount found for the path */
+	MAP_ENOSCRUB,		/* kernel has no online scrub */
+	MAP_ENOREPAIR,		/* kernel has no online repair */
+	MAP_EDBSCHEMA,		/* database schema is newer than this program */
+	MAP_EDBCORRUPT,		/* database file is not a usable mapper database */
+	MAP_ECANCELED,		/* stopped by the caller */
+	MAP_EUNMOUNTED,		/* filesystem went away during the operation */
+	MAP_ELAST
+};
+
+/* Message for a negative errno or MAP_E* code; never NULL. */
+const char *map_strerror(int err);
+
+/* ---- scrub types ---------------------------------------------------------- */
+
+enum map_scrub_scope {
+	MAP_SCOPE_NONE,		/* PROBE */
+	MAP_SCOPE_AG,		/* one allocation group */
+	MAP_SCOPE_FS,		/* whole filesystem */
+	MAP_SCOPE_INODE,	/* one inode */
+};
+
+struct map_scrub_type_info {
+	uint32_t type;			/* XFS_SCRUB_TYPE_* */
+	const char *name;		/* short stable name, e.g. "bnobt" */
+	enum map_scrub_scope scope;
+	const char *what;		/* human description */
+};
+
+/* Table entry for a scrub type, or NULL for an unknown type. */
+const struct map_scrub_type_info *map_scrub_type(uint32_t type);
+/* XFS_SCRUB_TYPE_* for a name, or -ENOENT. */
+int map_scrub_type_by_name(const char *name);
+/* Number of scrub types this library knows (types are 0..n-1). */
+uint32_t map_scrub_type_count(void);
+
+/*
+ * One XFS_IOC_SCRUB_METADATA call on the filesystem of @fd.  EBUSY and
+ * EDEADLOCK are retried with backoff.  On success *oflags (if not NULL) gets
+ * the output flags.  Returns 0 or a negative errno from the kernel.
+ */
+int map_scrub_call(int fd, uint32_t type, uint32_t agno, uint64_t ino, uint32_t gen,
+		   uint32_t iflags, uint32_t *oflags);
+
+/* Text for scrub output flags ("corrupt,xfail"), written into buf. */
+const char *map_scrub_oflags_str(uint32_t oflags, char *buf, size_t len);
+
+
+/* ---- discover: an opened, mounted XFS filesystem -------------------------- */
+
+struct map_fs;
+
+/* Geometry from XFS_IOC_FSGEOMETRY, plus values derived from it. */
+struct map_geometry {
+	uint32_t blocksize;		/* bytes */
+	uint32_t sectsize;
+	uint32_t inodesize;
+	uint32_t dirblocksize;
+	uint32_t agcount;
+	uint32_t agblocks;		/* blocks per AG (the last AG may be shorter) */
+	uint64_t datablocks;		/* blocks in the data device */
+	uint64_t logstart;		/* first block of an internal log, 0 if external */
+	uint32_t logblocks;
+	uint32_t flags;			/* XFS_FSOP_GEOM_FLAGS_* */
+	uint32_t sick, checked;		/* fs-wide health bits at open time */
+	/* derived */
+	uint32_t agblklog;		/* bits of an AG block number in an inode number */
+	uint32_t inopblog;		/* log2(inodes per block) */
+	uint32_t inode_cluster;		/* bytes the kernel reads an inode cluster in */
+	bool v5, finobt, rmapbt, reflink, sparse_inodes, parent, exchange_range;
+};
+
+struct map_fs_info {
+	char mountpoint[4096];		/* where it is mounted */
+	char device[4096];		/* data device node */
+	char uuid[40];			/* filesystem UUID (libblkid; geometry as fallback) */
+	char label[256];
+	char model[128];		/* device identity from libudev / sysfs, "" if unknown */
+	char serial[128];
+	char wwn[128];
+	uint64_t dev;			/* st_dev of the filesystem (the data device) */
+	uint32_t fsmap_dev;		/* the same device as GETFSMAP encodes it */
+	bool read_only;			/* mounted read-only */
+	struct map_geometry geo;
+};
+
+/*
+ * Open the XFS filesystem that holds @path (any file or folder on it).
+ * Fails -MAP_ENOTXFS for other filesystems, -ENOENT for a missing path.
+ */
+int map_fs_open(const char *path, struct map_fs **fsp);
+void map_fs_close(struct map_fs *fs);
+const struct map_fs_info *map_fs_info(const struct map_fs *fs);
+/* An O_RDONLY descriptor of the mount root, owned by @fs (for ioctls). */
+int map_fs_fd(const struct map_fs *fs);
+/* 0 while the filesystem is still mounted where it was opened, else
+ * -MAP_EUNMOUNTED. */
+int map_fs_check_mounted(const struct map_fs *fs);
+/* Fill geometry from a raw struct xfs_fsop_geom (exposed for unit tests). */
+void map_geometry_from_xfs(struct map_geometry *geo, const void *xfs_fsop_geom);
+
+/* ---- geometry arithmetic (pure) -------------------------------------------- */
+
+/* Inode number of AG-relative inode @agino in AG @agno. */
+uint64_t map_geo_ino(const struct map_geometry *geo, uint32_t agno, uint32_t agino);
+/* AG number and AG-relative inode number of @ino. */
+void map_geo_ino_split(const struct map_geometry *geo, uint64_t ino, uint32_t *agno,
+		       uint32_t *agino);
+/* Byte address on the data device of inode @ino's core. */
+uint64_t map_geo_ino_to_byte(const struct map_geometry *geo, uint64_t ino);
+/* AG holding device byte @byte. */
+uint32_t map_geo_byte_to_agno(const struct map_geometry *geo, uint64_t byte);
+/*
+ * Inode numbers whose cores the kernel can no longer read when bytes
+ * [start, start+length) of the device are bad: every inode in an inode
+ * cluster that overlaps the range.  Writes at most @max numbers into @inos and
+ * returns how many there are in total (which may exceed @max).
+ */
+size_t map_geo_inodes_in_range(const struct map_geometry *geo, uint64_t start, uint64_t length,
+			       uint64_t *inos, size_t max);
+
+/* ---- byte ranges on the data device (pure) ---------------------------------- */
+
+struct map_range {
+	uint64_t start;
+	uint64_t length;
+};
+
+struct map_range_list {
+	struct map_range *v;
+	size_t n, cap;
+};
+
+int map_range_add(struct map_range_list *list, uint64_t start, uint64_t length);
+/* Sort by start and merge ranges that overlap or lie within @gap bytes. */
+void map_range_merge(struct map_range_list *list, uint64_t gap);
+uint64_t map_range_total(const struct map_range_list *list);
+/* Drop everything below @pos, clipping a range that straddles it. */
+void map_range_clip_below(struct map_range_list *list, uint64_t pos);
+void map_range_free(struct map_range_list *list);
+
+/*
+ * Cut [start, start+length) into reads of at most @io_size bytes, each
+ * aligned to @align where possible; calls @fn for each piece in order and stops
+ * at the first nonzero return, which it returns.
+ */
+int map_range_split(uint64_t start, uint64_t length, uint64_t io_size, uint64_t align,
+		    int (*fn)(uint64_t start, uint64_t length, void *arg), void *arg);
+
+/* ---- scrub every object ----------------------------------------------------- */
+
+struct map_scrub_result {
+	uint32_t type;			/* XFS_SCRUB_TYPE_* */
+	uint32_t agno;			/* AG-scoped types */
+	uint64_t ino;			/* inode-scoped types */
+	uint32_t gen;
+	uint32_t oflags;		/* XFS_SCRUB_OFLAG_* (valid when error == 0) */
+	int error;			/* 0 or negative errno */
+	bool absent;			/* feature not present on this fs (ENOENT) */
+};
+
+/* Nonzero return from the callback stops the walk and is returned. */
+typedef int (*map_scrub_fn)(const struct map_scrub_result *res, void *arg);
+
+struct map_scrub_opts {
+	uint32_t iflags;		/* XFS_SCRUB_IFLAG_REPAIR / FORCE_REBUILD, usually 0 */
+	bool skip_inodes;		/* only AG and filesystem scopes */
+	bool no_vector;			/* one call at a time even if SCRUBV exists */
+	/* progress: objects done and an estimate of the total */
+	void (*progress)(uint64_t done, uint64_t total, void *arg);
+	const volatile int *cancel;	/* set nonzero to stop (-MAP_ECANCELED) */
+	void *arg;			/* passed to progress */
+};
+
+struct map_scrub_stats {
+	uint64_t calls;			/* kernel calls (a vector counts once) */
+	uint64_t objects;		/* results produced */
+	uint64_t inodes;
+	uint64_t corrupt;		/* CORRUPT or XCORRUPT */
+	uint64_t errors;		/* errors other than absent features */
+	bool vectored;
+};
+
+/*
+ * Scrub every applicable object: per AG headers and btrees, then every inode
+ * bulkstat finds (inode core, forks, directory, xattr, symlink, parent), then
+ * filesystem-wide summaries, HEALTHY last.  Damage does not stop the walk:
+ * every result, good or bad, goes to @fn.
+ */
+int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub_fn fn,
+		 void *arg, struct map_scrub_stats *stats);
+
+/* Scrub types that apply to an inode of this mode on this filesystem. */
+size_t map_scrub_inode_types(const struct map_geometry *geo, uint32_t mode, uint32_t *types,
+			     size_t max);
+/* 1 if the kernel has vectored scrub, 0 if not, or a negative errno. */
+int map_scrub_has_vector(int fd);
+
+/* ---- verify media ------------------------------------------------------------ */
+
+/*
+ * Written space on the data device according to GETFSMAP: file data, metadata
+ * and an internal log; without free space, unwritten extents and CoW staging.
+ * Sorted and merged.  Without rmapbt, all allocated space.
+ */
+int map_written_ranges(struct map_fs *fs, struct map_range_list *out);
+
+struct map_verify_opts {
+	uint32_t io_size;		/* bytes per read (default 4 MiB) */
+	uint32_t inflight;		/* reads in flight (default 4, at least 2) */
+	int ioprio_class;		/* 0 leave as is, 2 best-effort, 3 idle */
+	int ioprio_level;		/* 0..7 for best-effort */
+	uint64_t rate;			/* bytes per second, 0 = unlimited */
+	/* progress: bytes verified, total bytes, and the device position below
+	 * which every range has been verified (a safe resume point) */
+	void (*progress)(uint64_t done, uint64_t total, uint64_t position, void *arg);
+	/* a bad range, block-size exact, with the error the read got */
+	void (*bad)(uint64_t start, uint64_t length, int error, void *arg);
+	const volatile int *cancel;
+	void *arg;
+};
+
+struct map_verify_stats {
+	uint64_t bytes_total;		/* bytes in the ranges given */
+	uint64_t bytes_read;		/* bytes read (bisection reads included) */
+	uint64_t bytes_bad;
+	uint64_t bad_ranges;
+	uint64_t reads;
+	uint64_t failed_reads;
+	double seconds;
+};
+
+/* Read every byte of @ranges from the data device with O_DIRECT, bisecting a
+ * failed read down to the block size.  Returns 0 even when bad ranges were
+ * found (they went to opts->bad); negative only when it could not run. */
+int map_verify_media(struct map_fs *fs, const struct map_range_list *ranges,
+		     const struct map_verify_opts *opts, struct map_verify_stats *stats);
+
+/* ---- map: who owns a byte range ---------------------------------------------- */
+
+enum map_owner_kind {
+	MAP_OWNER_FILE,			/* regular file data */
+	MAP_OWNER_DIR,			/* directory block */
+	MAP_OWNER_SYMLINK,		/* symbolic link target block */
+	MAP_OWNER_XATTR,		/* extended attribute block */
+	MAP_OWNER_BMBT,			/* extent map (bmbt) block of a fork */
+	MAP_OWNER_INODE,		/* an inode core in an unreadable cluster */
+	MAP_OWNER_INODES,		/* an inode chunk (the range as a whole) */
+	MAP_OWNER_FS_HEADERS,		/* superblock, AGF, AGFL, AGI sectors */
+	MAP_OWNER_LOG,			/* the journal */
+	MAP_OWNER_AG_BTREES,		/* free space and reverse mapping btrees, AGFL blocks */
+	MAP_OWNER_INOBT,		/* inode and free inode btrees */
+	MAP_OWNER_REFCOUNTBT,		/* reference count btree */
+	MAP_OWNER_COW,			/* copy-on-write staging extent */
+	MAP_OWNER_FREE,			/* free space: nothing lost */
+	MAP_OWNER_UNKNOWN,		/* in use, owner unknown */
+	MAP_OWNER_NR
+};
+
+#define MAP_OWNER_F_ATTR_FORK	(1u << 0)	/* attribute fork (xattr, bmbt) */
+#define MAP_OWNER_F_SHARED	(1u << 1)	/* reflinked: other owners too */
+#define MAP_OWNER_F_UNWRITTEN	(1u << 2)	/* preallocated, never written */
+#define MAP_OWNER_F_NO_INODE	(1u << 3)	/* inode could not be read (mode unknown) */
+#define MAP_OWNER_F_BY_INDEX	(1u << 4)	/* found through the extent index (no rmapbt) */
+
+struct map_owner {
+	enum map_owner_kind kind;
+	uint32_t flags;			/* MAP_OWNER_F_* */
+	uint64_t physical;		/* bad bytes this owner covers: device offset */
+	uint64_t length;		/*   and length */
+	uint32_t agno;
+	uint64_t ino;			/* inode owners; 0 for the others */
+	uint32_t gen;
+	uint32_t mode;			/* S_IF* | permissions; 0 if unknown */
+	uint64_t offset;		/* byte offset in the fork (data/xattr/dir/symlink) */
+	uint32_t nr_scrub;		/* scrub types that check and repair it */
+	uint32_t scrub[4];
+};
+
+struct map_owner_list {
+	struct map_owner *v;
+	size_t n, cap;
+};
+
+const char *map_owner_kind_name(enum map_owner_kind kind);
+bool map_owner_kind_is_metadata(enum map_owner_kind kind);
+void map_owner_list_free(struct map_owner_list *list);
+
+/*
+ * Every owner of bad device bytes [start, start+length): a GETFSMAP query
+ * (or, without rmapbt, the extent index), clipped to the range, with inode
+ * owners completed by bulkstat and inode chunks expanded to the inodes whose
+ * cores are lost.  Appends to @out.
+ */
+int map_locate(struct map_fs *fs, uint64_t start, uint64_t length, struct map_owner_list *out);
+
+/* Decode one GETFSMAP record (struct fsmap) against bad range [start,
+ * start+length): fills @owner (no bulkstat) and returns 1, or 0 when the record
+ * does not overlap the range. */
+int map_owner_from_fsmap(const struct map_geometry *geo, const void *fsmap_rec, uint64_t start,
+			 uint64_t length, struct map_owner *owner);
+
+/* ---- resolve: inode -> every path ---------------------------------------------- */
+
+struct map_paths {
+	uint64_t ino;
+	uint32_t gen;			/* from bulkstat; 0 if unknown */
+	uint32_t mode;
+	uint32_t nlink;
+	bool unlinked;			/* allocated, open, but no name left */
+	bool gone;			/* no longer allocated (or a new generation) */
+	bool unreadable;		/* the inode itself cannot be read */
+	size_t npaths;
+	char **paths;			/* relative to the mount root; "" is the root */
+};
+
+struct map_resolve_stats {
+	uint64_t dirs_total;		/* directories on the filesystem */
+	uint64_t dirs_read;		/* directories read before every name was found */
+	uint64_t inodes_scanned;
+	bool used_parent_pointers;
+};
+
+/*
+ * Every path naming each of @inos.  Results come back in the order of @inos.
+ * Without parent pointers, one pass over directories (opened by handle) that
+ * stops as soon as every target has all its names; memory grows with the
+ * number of directories, not files.  Each path is checked with fstatat before
+ * it is returned.
+ */
+int map_resolve_paths(struct map_fs *fs, const uint64_t *inos, size_t n,
+		      struct map_paths **out, struct map_resolve_stats *stats);
+void map_paths_free(struct map_paths *paths, size_t n);
+
+/*
+ * A directory map for path assembly (pure; exposed for unit tests):
+ * directories as (ino, parent ino, name in parent) and the root's inode.
+ */
+struct map_dirmap;
+struct map_dirmap *map_dirmap_new(uint64_t root_ino);
+void map_dirmap_free(struct map_dirmap *dm);
+/* Record that directory @parent holds directory @ino under @name (len bytes). */
+int map_dirmap_add(struct map_dirmap *dm, uint64_t ino, uint64_t parent, const char *name,
+		   size_t len);
+/* Path of directory @ino relative to the root ("" for the root itself), or
+ * NULL when an ancestor is unknown or there is a loop; caller frees. */
+char *map_dirmap_path(const struct map_dirmap *dm, uint64_t ino);
+/* Path of @name inside directory @dir, or NULL; caller frees. */
+char *map_dirmap_join(const struct map_dirmap *dm, uint64_t dir, const char *name, size_t len);
+
+/* ---- output helpers ---------------------------------------------------------------- */
+
+/* Path text for humans: control characters and invalid UTF-8 as \xNN, backslash
+ * as \\.  Caller frees. */
+char *map_escape_text(const char *s);
+/* JSON string body without the quotes: each byte of invalid UTF-8 becomes
+ * \udcNN (a lone low surrogate, as Python's surrogateescape reads it back),
+ * controls become \u00NN.  Lossless.  Caller frees. */
+char *map_escape_json(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MAP_H */

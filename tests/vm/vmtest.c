@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vmtest.h"
+
+void vt_require_vm(void)
+{
+	if (!getenv("MAPPER_IN_VM")) {
+		fprintf(stderr, "FAIL: this test runs inside the QEMU guest: use vm/run -- %s\n",
+			"<test>");
+		exit(1);
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "FAIL: this test needs root inside the guest\n");
+		exit(1);
+	}
+}
+
+static int vt_vsh(const char *fmt, va_list ap)
+{
+	char *cmd;
+
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		return -1;
+	printf("+ %s\n", cmd);
+	fflush(stdout);
+	int st = system(cmd);
+	free(cmd);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+int vt_sh(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int rc = vt_vsh(fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+void vt_must(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int rc = vt_vsh(fmt, ap);
+	va_end(ap);
+	if (rc != 0) {
+		fprintf(stderr, "FAIL: the command above exited %d; stopping this test\n", rc);
+		exit(1);
+	}
+}
+
+const char *vt_out(const char *fmt, ...)
+{
+	static char buf[65536];
+	char *cmd;
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	buf[0] = '\0';
+	if (n < 0)
+		return buf;
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	if (!p)
+		return buf;
+	size_t len = fread(buf, 1, sizeof(buf) - 1, p);
+	buf[len] = '\0';
+	pclose(p);
+	while (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	return buf;
+}
+
+int vt_kernel_log_problems(void)
+{
+	static const char *const patterns[] = {
+		"BUG:", "WARNING:", "possible circular locking", "possible recursive locking",
+		"inconsistent lock state", "KASAN:", "UBSAN:", "Oops", "general protection fault",
+		"INFO: task", "INFO: possible", "Call Trace:",
+	};
+	FILE *p = popen("dmesg", "r");
+	char line[1024];
+	int problems = 0;
+
+	if (!p)
+		return 1;
+	while (fgets(line, sizeof(line), p)) {
+		for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
+			if (strstr(line, patterns[i])) {
+				fprintf(stderr, "kernel log: %s", line);
+				problems++;
+				break;
+			}
+		}
+	}
+	pclose(p);
+	return problems;
+}
+
+void vt_mkfs_mount(const char *dev, const char *mkfs_opts, const char *mnt)
+{
+	vt_must("mkfs.xfs -q -f %s %s", mkfs_opts, dev);
+	vt_must("mkdir -p %s && mount %s %s", mnt, dev, mnt);
+}
