@@ -215,9 +215,10 @@ struct map_scrub_stats {
 int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub_fn fn,
 		 void *arg, struct map_scrub_stats *stats);
 
-/* Scrub types that apply to an inode of this mode on this filesystem. */
-size_t map_scrub_inode_types(const struct map_geometry *geo, uint32_t mode, uint32_t *types,
-			     size_t max);
+/* Scrub types that apply to an inode of this mode (with or without an
+ * attribute fork) on this filesystem, in checking order. */
+size_t map_scrub_inode_types(const struct map_geometry *geo, uint32_t mode, bool has_attr,
+			     uint32_t *types, size_t max);
 /* 1 if the kernel has vectored scrub, 0 if not, or a negative errno. */
 int map_scrub_has_vector(int fd);
 
@@ -287,6 +288,8 @@ enum map_owner_kind {
 #define MAP_OWNER_F_UNWRITTEN	(1u << 2)	/* preallocated, never written */
 #define MAP_OWNER_F_NO_INODE	(1u << 3)	/* inode could not be read (mode unknown) */
 #define MAP_OWNER_F_BY_INDEX	(1u << 4)	/* found through the extent index (no rmapbt) */
+#define MAP_OWNER_F_CLUSTER	(1u << 5)	/* inode core outside the bad range, in a
+						 * cluster the kernel reads with it */
 
 struct map_owner {
 	enum map_owner_kind kind;
@@ -308,6 +311,8 @@ struct map_owner_list {
 };
 
 const char *map_owner_kind_name(enum map_owner_kind kind);
+/* Kind for a name from map_owner_kind_name(), or -ENOENT. */
+int map_owner_kind_from_name(const char *name);
 bool map_owner_kind_is_metadata(enum map_owner_kind kind);
 void map_owner_list_free(struct map_owner_list *list);
 
@@ -347,7 +352,8 @@ struct map_resolve_stats {
 };
 
 /*
- * Every path naming each of @inos.  Results come back in the order of @inos.
+ * Every path naming each of @inos.  Results come back in the order of @inos;
+ * an inode number 0 (an owner that is not an inode) gets an empty result.
  * Without parent pointers, one pass over directories (opened by handle) that
  * stops as soon as every target has all its names; memory grows with the
  * number of directories, not files.  Each path is checked with fstatat before

@@ -2,10 +2,10 @@
 /* Metadata scrub through XFS_IOC_SCRUB_METADATA. */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
-#include "map.h"
-#include "xfs_abi.h"
+#include "map_internal.h"
 
 /* Busy objects (EBUSY) and lock inversions the kernel gave up on (EDEADLOCK)
  * usually clear within milliseconds; back off up to about two seconds. */
@@ -40,4 +40,264 @@ int map_scrub_call(int fd, uint32_t type, uint32_t agno, uint64_t ino, uint32_t 
 			delay.tv_nsec -= 1000000000L;
 		}
 	}
+}
+
+/* ---- scrubbing a whole filesystem ---- */
+
+/* Per AG, in an order where cross-references mean something: headers, free
+ * space, inode btrees, then the btrees that index the others. */
+static const uint32_t ag_types[] = {
+	XFS_SCRUB_TYPE_SB, XFS_SCRUB_TYPE_AGF, XFS_SCRUB_TYPE_AGFL, XFS_SCRUB_TYPE_AGI,
+	XFS_SCRUB_TYPE_BNOBT, XFS_SCRUB_TYPE_CNTBT, XFS_SCRUB_TYPE_INOBT, XFS_SCRUB_TYPE_FINOBT,
+	XFS_SCRUB_TYPE_RMAPBT, XFS_SCRUB_TYPE_REFCNTBT,
+};
+
+/* Whole filesystem, after every AG and inode; HEALTHY last of all. */
+static const uint32_t fs_types[] = {
+	XFS_SCRUB_TYPE_RTBITMAP, XFS_SCRUB_TYPE_RTSUM, XFS_SCRUB_TYPE_UQUOTA,
+	XFS_SCRUB_TYPE_GQUOTA, XFS_SCRUB_TYPE_PQUOTA, XFS_SCRUB_TYPE_FSCOUNTERS,
+	XFS_SCRUB_TYPE_QUOTACHECK, XFS_SCRUB_TYPE_NLINKS, XFS_SCRUB_TYPE_HEALTHY,
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_VEC 16
+#define SV_NOT_RUN INT32_MIN	/* sv_ret of items a failed barrier skipped */
+
+size_t map_scrub_inode_types(const struct map_geometry *geo, uint32_t mode, bool has_attr,
+			     uint32_t *types, size_t max)
+{
+	uint32_t t[12];
+	size_t n = 0;
+
+	t[n++] = XFS_SCRUB_TYPE_INODE;
+	t[n++] = XFS_SCRUB_TYPE_BMBTD;
+	if (has_attr)
+		t[n++] = XFS_SCRUB_TYPE_BMBTA;
+	if (geo->reflink && S_ISREG(mode))
+		t[n++] = XFS_SCRUB_TYPE_BMBTC;
+	if (S_ISDIR(mode))
+		t[n++] = XFS_SCRUB_TYPE_DIR;
+	if (has_attr)
+		t[n++] = XFS_SCRUB_TYPE_XATTR;
+	if (S_ISLNK(mode))
+		t[n++] = XFS_SCRUB_TYPE_SYMLINK;
+	if (S_ISDIR(mode) || geo->parent)
+		t[n++] = XFS_SCRUB_TYPE_PARENT;
+	if (S_ISDIR(mode) && geo->parent)
+		t[n++] = XFS_SCRUB_TYPE_DIRTREE;
+	if (n > max)
+		n = max;
+	memcpy(types, t, n * sizeof(*types));
+	return n;
+}
+
+int map_scrub_has_vector(int fd)
+{
+	struct map_xfs_scrub_vec_head head;
+
+	memset(&head, 0, sizeof(head));
+	if (ioctl(fd, MAP_XFS_IOC_SCRUBV_METADATA, &head) == 0)
+		return 1;
+	if (errno == ENOTTY || errno == EOPNOTSUPP || errno == EINVAL)
+		return 0;
+	return -errno;
+}
+
+struct scrubber {
+	struct map_fs *fs;
+	const struct map_scrub_opts *opts;
+	map_scrub_fn fn;
+	void *arg;
+	struct map_scrub_stats *stats;
+	bool vectored;
+	uint64_t done, total;
+	int rc;		/* first nonzero callback return or fatal error */
+};
+
+static int emit(struct scrubber *s, uint32_t type, uint32_t agno, uint64_t ino, uint32_t gen,
+		uint32_t oflags, int error)
+{
+	struct map_scrub_result r = {
+		.type = type, .agno = agno, .ino = ino, .gen = gen,
+		.oflags = error ? 0 : oflags, .error = error, .absent = error == -ENOENT,
+	};
+
+	s->stats->objects++;
+	if (!error && (oflags & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT)))
+		s->stats->corrupt++;
+	if (error && error != -ENOENT && error != -ECANCELED)
+		s->stats->errors++;
+	return s->fn(&r, s->arg);
+}
+
+static void progress(struct scrubber *s, uint64_t step)
+{
+	s->done += step;
+	if (s->done > s->total)
+		s->total = s->done;
+	if (s->opts->progress)
+		s->opts->progress(s->done, s->total, s->opts->arg);
+}
+
+/*
+ * Scrub @types of one object.  With vectored scrub it is one call; a
+ * barrier after the inode core means "don't check the forks of an inode
+ * whose core is broken", and those items come back as ECANCELED.
+ */
+static int scrub_object(struct scrubber *s, const uint32_t *types, size_t n, uint32_t agno,
+			uint64_t ino, uint32_t gen, bool barrier_after_first)
+{
+	uint32_t iflags = s->opts->iflags;
+	int rc;
+
+	if (map_cancelled(s->opts->cancel))
+		return -MAP_ECANCELED;
+	if (!s->vectored) {
+		bool core_bad = false;
+
+		for (size_t i = 0; i < n; i++) {
+			uint32_t oflags = 0;
+
+			if (core_bad) {
+				rc = emit(s, types[i], agno, ino, gen, 0, -ECANCELED);
+			} else {
+				s->stats->calls++;
+				int err = map_scrub_call(s->fs->fd, types[i], agno, ino, gen,
+							 iflags, &oflags);
+				rc = emit(s, types[i], agno, ino, gen, oflags, err);
+				if (i == 0 && barrier_after_first &&
+				    (err || (oflags & (XFS_SCRUB_OFLAG_CORRUPT |
+						       XFS_SCRUB_OFLAG_XCORRUPT))))
+					core_bad = err != -ENOENT;
+			}
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+
+	struct map_xfs_scrub_vec vec[MAX_VEC + 1];
+	struct map_xfs_scrub_vec_head head;
+	size_t nv = 0;
+	int slot_of[MAX_VEC + 1];
+
+	for (size_t i = 0; i < n && nv < MAX_VEC; i++) {
+		vec[nv] = (struct map_xfs_scrub_vec){ types[i], iflags, SV_NOT_RUN, 0 };
+		slot_of[nv++] = (int)i;
+		if (i == 0 && barrier_after_first && n > 1) {
+			vec[nv] = (struct map_xfs_scrub_vec){
+				MAP_SCRUB_TYPE_BARRIER,
+				XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT, SV_NOT_RUN, 0 };
+			slot_of[nv++] = -1;
+		}
+	}
+	memset(&head, 0, sizeof(head));
+	head.svh_ino = ino;
+	head.svh_gen = gen;
+	head.svh_agno = agno;
+	head.svh_nr = (uint16_t)nv;
+	head.svh_vectors = (uintptr_t)vec;
+	s->stats->calls++;
+	if (ioctl(s->fs->fd, MAP_XFS_IOC_SCRUBV_METADATA, &head) != 0) {
+		int err = -errno;
+
+		if (err == -EINTR)
+			return -MAP_ECANCELED;
+		/* The call as a whole failed: say so for every item. */
+		for (size_t i = 0; i < n; i++) {
+			rc = emit(s, types[i], agno, ino, gen, 0, err);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	for (size_t v = 0; v < nv; v++) {
+		int err, i = slot_of[v];
+		uint32_t oflags;
+
+		if (i < 0)
+			continue;	/* the barrier itself */
+		err = vec[v].sv_ret == SV_NOT_RUN ? -ECANCELED : vec[v].sv_ret;
+		oflags = vec[v].sv_flags & ~iflags;
+		if (err == -EBUSY || err == -EDEADLOCK) {
+			/* Contention: try this one again on its own, with backoff. */
+			s->stats->calls++;
+			err = map_scrub_call(s->fs->fd, types[i], agno, ino, gen, iflags, &oflags);
+		}
+		rc = emit(s, types[i], agno, ino, gen, oflags, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int scrub_inode(struct map_fs *fs, const struct xfs_bulkstat *bs, void *arg)
+{
+	struct scrubber *s = arg;
+	uint32_t types[12];
+	size_t n = map_scrub_inode_types(&fs->info.geo, bs->bs_mode,
+					 bs->bs_forkoff != 0 || bs->bs_aextents != 0, types,
+					 NELEM(types));
+	int rc = scrub_object(s, types, n, 0, bs->bs_ino, bs->bs_gen, true);
+
+	s->stats->inodes++;
+	progress(s, 1);
+	return rc;
+}
+
+/* Bulkstat could not read this inode: ask the scrubber about its core. */
+static void scrub_unreadable_inode(struct map_fs *fs, uint64_t ino, int error, void *arg)
+{
+	struct scrubber *s = arg;
+	uint32_t oflags = 0;
+	int err;
+
+	(void)fs;
+	(void)error;
+	if (s->rc)
+		return;
+	s->stats->calls++;
+	err = map_scrub_call(s->fs->fd, XFS_SCRUB_TYPE_INODE, 0, ino, 0, s->opts->iflags, &oflags);
+	s->stats->inodes++;
+	s->rc = emit(s, XFS_SCRUB_TYPE_INODE, 0, ino, 0, oflags, err);
+}
+
+int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub_fn fn,
+		 void *arg, struct map_scrub_stats *stats)
+{
+	static const struct map_scrub_opts defaults;
+	struct map_scrub_stats dummy;
+	struct scrubber s;
+	struct xfs_fsop_counts counts;
+	int rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.fs = fs;
+	s.opts = opts ? opts : &defaults;
+	s.fn = fn;
+	s.arg = arg;
+	s.stats = stats ? stats : &dummy;
+	memset(s.stats, 0, sizeof(*s.stats));
+	s.vectored = !s.opts->no_vector && map_scrub_has_vector(fs->fd) == 1;
+	s.stats->vectored = s.vectored;
+
+	memset(&counts, 0, sizeof(counts));
+	ioctl(fs->fd, XFS_IOC_FSCOUNTS, &counts);
+	s.total = (uint64_t)fs->info.geo.agcount + NELEM(fs_types) +
+		  (s.opts->skip_inodes ? 0 : counts.allocino - counts.freeino);
+
+	for (uint32_t agno = 0; agno < fs->info.geo.agcount && rc == 0; agno++) {
+		rc = scrub_object(&s, ag_types, NELEM(ag_types), agno, 0, 0, false);
+		progress(&s, 1);
+	}
+	if (rc == 0 && !s.opts->skip_inodes) {
+		rc = map_bulkstat_walk(fs, 0, scrub_inode, scrub_unreadable_inode, &s);
+		if (rc == 0)
+			rc = s.rc;
+	}
+	for (size_t i = 0; i < NELEM(fs_types) && rc == 0; i++) {
+		rc = scrub_object(&s, &fs_types[i], 1, 0, 0, 0, false);
+		progress(&s, 1);
+	}
+	return rc;
 }

@@ -2,7 +2,7 @@
 /* The scrub type table must match the kernel's numbering and scope rules. */
 #include <errno.h>
 
-#include "../check.h"
+#include "check.h"
 #include "map.h"
 #include "xfs_abi.h"
 

@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "../check.h"
+#include "check.h"
 #include "map.h"
 #include "vmtest.h"
 #include "xfs_abi.h"

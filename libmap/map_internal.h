@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Internals shared between libmap's stages; not installed. */
+#ifndef MAP_INTERNAL_H
+#define MAP_INTERNAL_H
+
+#include <stdint.h>
+
+#include "map.h"
+#include "xfs_abi.h"
+
+struct map_bmap_index;
+
+struct map_fs {
+	int fd;				/* mount root, O_RDONLY */
+	uint64_t root_ino;
+	struct map_fs_info info;
+	/* the filesystem handle (XFS_IOC_PATH_TO_FSHANDLE), for open-by-handle */
+	bool have_fshandle;
+	struct xfs_handle fshandle;
+	/* without rmapbt: every file's extents, built on first use */
+	struct map_bmap_index *bmap_index;
+};
+
+/* Free per-filesystem caches (called by map_fs_close). */
+void map_fs_release_state(struct map_fs *fs);
+
+/* ---- inodes.c: bulkstat, inumbers, handles ---- */
+
+/* Bulkstat one inode.  0, -ENOENT if not allocated, or another -errno. */
+int map_bulkstat_one(struct map_fs *fs, uint64_t ino, struct xfs_bulkstat *bs);
+
+/*
+ * Walk allocated inodes from @start with bulkstat, @fn for each.  An inode
+ * chunk the kernel cannot read does not end the walk: the walk steps past it
+ * and reports the failure through @bad (may be NULL) with the first inode
+ * number it could not read.
+ */
+typedef int (*map_bulkstat_fn)(struct map_fs *fs, const struct xfs_bulkstat *bs, void *arg);
+typedef void (*map_bulkstat_bad_fn)(struct map_fs *fs, uint64_t ino, int error, void *arg);
+int map_bulkstat_walk(struct map_fs *fs, uint64_t start, map_bulkstat_fn fn,
+		      map_bulkstat_bad_fn bad, void *arg);
+
+/* Allocation mask of the inode chunk holding @ino from XFS_IOC_INUMBERS:
+ * 0 with the chunk start and mask, -ENOENT if no chunk holds it, or -errno. */
+int map_inumbers_chunk(struct map_fs *fs, uint64_t ino, uint64_t *startino, uint64_t *mask);
+
+/* Fetch the filesystem handle into fs->fshandle (once). */
+int map_fs_load_fshandle(struct map_fs *fs);
+/* Open inode @ino/@gen by handle (O_RDONLY | flags); fd or -errno. */
+int map_open_by_ino(struct map_fs *fs, uint64_t ino, uint32_t gen, int flags);
+
+/* ---- owners of bad blocks without rmapbt ---- */
+int map_bmap_index_locate(struct map_fs *fs, uint64_t start, uint64_t length,
+			  struct map_owner_list *out);
+void map_bmap_index_free(struct map_bmap_index *idx);
+
+/* ---- owners.c ---- */
+void map_owner_set_scrubs(const struct map_geometry *geo, struct map_owner *o);
+
+/* ---- inohash.c: a hash from inode number to a small record ---- */
+struct map_inohash;
+struct map_inohash *map_inohash_new(size_t value_size);
+void map_inohash_free(struct map_inohash *h);
+/* The value slot for @ino, created zeroed if @create; NULL if absent (or no memory). */
+void *map_inohash_get(struct map_inohash *h, uint64_t ino, bool create);
+size_t map_inohash_count(const struct map_inohash *h);
+/* Visit every entry; a nonzero return stops and is returned. */
+int map_inohash_each(struct map_inohash *h, int (*fn)(uint64_t ino, void *value, void *arg),
+		     void *arg);
+
+/* ---- dirmap.c ---- */
+bool map_dirmap_known(const struct map_dirmap *dm, uint64_t ino);
+/* First ancestor of @ino (itself included) whose name is unknown; 0 if none. */
+uint64_t map_dirmap_missing(const struct map_dirmap *dm, uint64_t ino);
+
+/* ---- misc ---- */
+int map_owner_list_push(struct map_owner_list *list, const struct map_owner *o);
+int map_cancelled(const volatile int *cancel);
+
+#endif

@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Resolve: inode numbers to every path that names them.
+ *
+ * Without parent pointers there is no index from an inode to its names, so we
+ * read directories (opened by handle, read with getdents64) until every target
+ * has as many names as it has links and every directory on those paths has a
+ * known name.  XFS allocates a file's inode near its parent directory's, so
+ * directories are read nearest-inode-number first, and once a name is found
+ * its ancestors are read next (each directory's ".." says which).  Memory
+ * grows with the number of directories, never with the number of files.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "map_internal.h"
+
+#define GETDENTS_BUF	65536
+
+struct target {
+	uint32_t index;		/* slot of this inode in the results */
+	uint32_t needed;	/* names wanted; UINT32_MAX when unknown */
+	uint32_t found;
+};
+
+struct hit {
+	uint64_t dir;
+	uint64_t ino;
+	char *name;
+	size_t len;
+};
+
+struct dirinfo {
+	uint32_t gen;
+	bool read;
+	bool by_path;		/* seen only as a directory entry: bulkstat could not
+				 * list it (e.g. its inode btree is unreadable), so it is
+				 * opened by path instead of by handle */
+	uint64_t dotdot;	/* parent, once read */
+};
+
+struct dir_key {
+	uint64_t distance;	/* to the nearest target inode number */
+	uint64_t ino;
+};
+
+struct resolve {
+	struct map_fs *fs;
+	struct map_paths *res;
+	struct map_inohash *targets;	/* ino -> struct target */
+	uint64_t *target_inos;		/* sorted, unique */
+	size_t ntargets;
+	struct map_inohash *dirs;	/* ino -> struct dirinfo */
+	struct dir_key *order;
+	size_t ndirs;
+	struct map_dirmap *dm;
+	struct hit *hits;
+	size_t nhits;
+	uint64_t *wanted;		/* directories to read next (a stack) */
+	size_t nwanted;
+	struct map_resolve_stats *stats;
+};
+
+static int add_path(struct map_paths *p, const char *path)
+{
+	char **v = realloc(p->paths, (p->npaths + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->paths = v;
+	p->paths[p->npaths] = strdup(path);
+	if (!p->paths[p->npaths])
+		return -ENOMEM;
+	p->npaths++;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_dir_key(const void *a, const void *b)
+{
+	const struct dir_key *x = a, *y = b;
+
+	if (x->distance != y->distance)
+		return x->distance < y->distance ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Distance from @ino to the nearest target inode number. */
+static uint64_t distance(const struct resolve *r, uint64_t ino)
+{
+	size_t lo = 0, hi = r->ntargets;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->target_inos[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t best = UINT64_MAX;
+	if (lo < r->ntargets)
+		best = r->target_inos[lo] - ino;
+	if (lo > 0 && ino - r->target_inos[lo - 1] < best)
+		best = ino - r->target_inos[lo - 1];
+	return best;
+}
+
+/* ---- the directory list, nearest to the targets first ---- */
+
+static struct dirinfo *add_dir(struct resolve *r, uint64_t ino)
+{
+	struct dirinfo *d = map_inohash_get(r->dirs, ino, true);
+
+	if (!d)
+		return NULL;
+	if (r->ndirs % 4096 == 0) {
+		struct dir_key *v = realloc(r->order, (r->ndirs + 4096) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		r->order = v;
+	}
+	r->order[r->ndirs].ino = ino;
+	r->order[r->ndirs].distance = distance(r, ino);
+	r->ndirs++;
+	return d;
+}
+
+static int collect_dir(struct map_fs *fs, const struct xfs_bulkstat *bs, void *arg)
+{
+	struct resolve *r = arg;
+
+	(void)fs;
+	r->stats->inodes_scanned++;
+	if (!S_ISDIR(bs->bs_mode))
+		return 0;
+	struct dirinfo *d = add_dir(r, bs->bs_ino);
+	if (!d)
+		return -ENOMEM;
+	d->gen = bs->bs_gen;
+	return 0;
+}
+
+/* ---- reading one directory ---- */
+
+static int add_hit(struct resolve *r, uint64_t dir, uint64_t ino, const char *name, size_t len)
+{
+	if (r->nhits % 64 == 0) {
+		struct hit *v = realloc(r->hits, (r->nhits + 64) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->hits = v;
+	}
+	struct hit *h = &r->hits[r->nhits];
+	h->name = malloc(len + 1);
+	if (!h->name)
+		return -ENOMEM;
+	memcpy(h->name, name, len);
+	h->name[len] = '\0';
+	h->len = len;
+	h->dir = dir;
+	h->ino = ino;
+	r->nhits++;
+	return 0;
+}
+
+static int read_dir(struct resolve *r, uint64_t dir, struct dirinfo *info)
+{
+	char *buf;
+	int fd, rc = 0;
+
+	info->read = true;
+	r->stats->dirs_read++;
+	if (info->by_path) {
+		char *path = map_dirmap_path(r->dm, dir);
+
+		if (!path)
+			return 0;	/* no way in: its names stay unknown */
+		fd = openat(r->fs->fd, path[0] ? path : ".",
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+		free(path);
+	} else {
+		fd = map_open_by_ino(r->fs, dir, info->gen, O_DIRECTORY);
+	}
+	if (fd < 0)
+		return 0;	/* unreadable or gone: its names stay unknown */
+	buf = malloc(GETDENTS_BUF);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = getdents64(fd, buf, GETDENTS_BUF);
+
+		if (n <= 0)
+			break;	/* end, or a damaged directory block: keep what we have */
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
+			size_t len = strlen(de->d_name);
+
+			off += de->d_reclen;
+			if (de->d_name[0] == '.' && (len == 1 || (len == 2 && de->d_name[1] == '.'))) {
+				if (len == 2)
+					info->dotdot = de->d_ino;
+				continue;
+			}
+			struct target *t = map_inohash_get(r->targets, de->d_ino, false);
+			if (t) {
+				rc = add_hit(r, dir, de->d_ino, de->d_name, len);
+				if (rc)
+					goto out;
+				t->found++;
+			}
+			if (de->d_type == DT_DIR ||
+			    (de->d_type == DT_UNKNOWN && map_inohash_get(r->dirs, de->d_ino, false))) {
+				rc = map_dirmap_add(r->dm, de->d_ino, dir, de->d_name, len);
+				if (rc)
+					goto out;
+				if (!map_inohash_get(r->dirs, de->d_ino, false)) {
+					struct dirinfo *d = add_dir(r, de->d_ino);
+
+					if (!d) {
+						rc = -ENOMEM;
+						goto out;
+					}
+					d->by_path = true;
+				}
+			}
+		}
+	}
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+/* ---- when to stop ---- */
+
+static int all_found(uint64_t ino, void *value, void *arg)
+{
+	const struct target *t = value;
+
+	(void)ino;
+	(void)arg;
+	return t->found < t->needed;
+}
+
+static int want(struct resolve *r, uint64_t dir)
+{
+	uint64_t *v = realloc(r->wanted, (r->nwanted + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	r->wanted = v;
+	r->wanted[r->nwanted++] = dir;
+	return 0;
+}
+
+/*
+ * For each directory holding a name we found, make sure its ancestors get
+ * named: queue the first ancestor whose name is unknown if we have not read
+ * it (to learn its ".."), else its parent (to learn its name).  Returns 1
+ * while some ancestor is still unknown and can still be learnt.
+ */
+static int chase_ancestors(struct resolve *r)
+{
+	int pending = 0;
+
+	r->nwanted = 0;
+	for (size_t i = 0; i < r->nhits; i++) {
+		uint64_t missing = map_dirmap_missing(r->dm, r->hits[i].dir);
+		struct dirinfo *d;
+
+		if (!missing)
+			continue;
+		d = map_inohash_get(r->dirs, missing, false);
+		if (!d)
+			continue;	/* not a directory we know of: cannot learn more */
+		if (!d->read) {
+			if (want(r, missing))
+				return -ENOMEM;
+			pending = 1;
+			continue;
+		}
+		struct dirinfo *p = map_inohash_get(r->dirs, d->dotdot, false);
+		if (p && !p->read) {
+			if (want(r, d->dotdot))
+				return -ENOMEM;
+			pending = 1;
+		}
+	}
+	return pending;
+}
+
+static int scan_dirs(struct resolve *r)
+{
+	size_t next = 0;
+	int rc;
+
+	for (;;) {
+		rc = chase_ancestors(r);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 && map_inohash_each(r->targets, all_found, NULL) == 0)
+			return 0;	/* every name found and every ancestor named */
+
+		uint64_t dir = 0;
+		if (r->nwanted) {
+			dir = r->wanted[r->nwanted - 1];
+		} else {
+			while (next < r->ndirs) {
+				struct dirinfo *d = map_inohash_get(r->dirs, r->order[next].ino, false);
+
+				if (!d->read) {
+					dir = r->order[next].ino;
+					break;
+				}
+				next++;
+			}
+		}
+		if (!dir)
+			return 0;	/* read everything there is */
+		rc = read_dir(r, dir, map_inohash_get(r->dirs, dir, false));
+		if (rc)
+			return rc;
+	}
+}
+
+/* ---- results ---- */
+
+/* A name is only reported if it still leads to the same inode. */
+static bool path_checks_out(struct resolve *r, const char *path, uint64_t ino)
+{
+	struct stat st;
+
+	if (fstatat(r->fs->fd, path[0] ? path : ".", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return st.st_ino == ino;
+	/* An inode the kernel cannot read still has its name in the directory. */
+	return errno == EIO || errno == EUCLEAN || errno == EBADMSG;
+}
+
+/*
+ * A target bulkstat could not read may still be reachable by path (bulkstat
+ * goes through the inode btree, a path lookup does not): take its mode, link
+ * count and generation from the file itself.
+ */
+static void fill_from_path(struct resolve *r, struct map_paths *p)
+{
+	struct stat st;
+	int fd;
+
+	if (!p->unreadable || p->npaths == 0)
+		return;
+	if (fstatat(r->fs->fd, p->paths[0], &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_ino != p->ino)
+		return;
+	p->unreadable = false;
+	p->mode = st.st_mode;
+	p->nlink = (uint32_t)st.st_nlink;
+	fd = openat(r->fs->fd, p->paths[0], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME |
+		    O_NONBLOCK | (S_ISLNK(st.st_mode) ? O_PATH : 0));
+	if (fd >= 0) {
+		int gen;
+
+		if (!S_ISLNK(st.st_mode) && ioctl(fd, FS_IOC_GETVERSION, &gen) == 0)
+			p->gen = (uint32_t)gen;
+		close(fd);
+	}
+}
+
+static int build_results(struct resolve *r)
+{
+	for (size_t i = 0; i < r->nhits; i++) {
+		struct hit *h = &r->hits[i];
+		struct target *t = map_inohash_get(r->targets, h->ino, false);
+		char *path = map_dirmap_join(r->dm, h->dir, h->name, h->len);
+		int rc = 0;
+
+		if (!path)
+			continue;	/* an ancestor could not be named */
+		if (path_checks_out(r, path, h->ino))
+			rc = add_path(&r->res[t->index], path);
+		free(path);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < r->ntargets; i++) {
+		struct target *t = map_inohash_get(r->targets, r->target_inos[i], false);
+
+		fill_from_path(r, &r->res[t->index]);
+	}
+	return 0;
+}
+
+/* ---- with parent pointers ---- */
+
+/* Every (parent, name) of ino/gen from GETPARENTS_BY_HANDLE. */
+static int pptr_each(struct resolve *r, uint64_t ino, uint32_t gen,
+		     int (*fn)(struct resolve *, uint64_t pino, uint32_t pgen, const char *name,
+			       void *), void *arg, bool *is_root)
+{
+	struct map_xfs_getparents_by_handle req;
+	char *buf = malloc(GETDENTS_BUF);
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	memset(&req, 0, sizeof(req));
+	req.gph_handle = r->fs->fshandle;
+	memset(&req.gph_handle.ha_fid, 0, sizeof(req.gph_handle.ha_fid));
+	req.gph_handle.ha_fid.fid_len = sizeof(req.gph_handle.ha_fid) -
+					sizeof(req.gph_handle.ha_fid.fid_len);
+	req.gph_handle.ha_fid.fid_ino = ino;
+	req.gph_handle.ha_fid.fid_gen = gen;
+	req.gph_request.gp_buffer = (uintptr_t)buf;
+	req.gph_request.gp_bufsize = GETDENTS_BUF;
+	*is_root = false;
+	for (;;) {
+		if (ioctl(r->fs->fd, MAP_XFS_IOC_GETPARENTS_BY_HANDLE, &req) != 0) {
+			rc = -errno;
+			break;
+		}
+		if (req.gph_request.gp_oflags & MAP_XFS_GETPARENTS_OFLAG_ROOT)
+			*is_root = true;
+		for (size_t off = 0; off < GETDENTS_BUF;) {
+			struct map_xfs_getparents_rec *rec = (void *)(buf + off);
+
+			if (rec->gpr_reclen == 0)
+				break;
+			rc = fn(r, rec->gpr_parent.ha_fid.fid_ino, rec->gpr_parent.ha_fid.fid_gen,
+				rec->gpr_name, arg);
+			if (rc)
+				goto out;
+			off += rec->gpr_reclen;
+		}
+		if (req.gph_request.gp_oflags & MAP_XFS_GETPARENTS_OFLAG_DONE)
+			break;
+		memset(buf, 0, GETDENTS_BUF);
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+static int pptr_name_dir(struct resolve *r, uint64_t dir, uint32_t gen, int depth);
+
+static int pptr_dir_parent(struct resolve *r, uint64_t pino, uint32_t pgen, const char *name,
+			   void *arg)
+{
+	uint64_t dir = *(uint64_t *)arg;
+	int rc = map_dirmap_add(r->dm, dir, pino, name, strlen(name));
+
+	(void)pgen;	/* the parent's generation is learnt by bulkstat if needed */
+
+	return rc ? rc : 1;	/* a directory has one parent: stop */
+}
+
+/* Learn the names of @dir and its ancestors up to the root. */
+static int pptr_name_dir(struct resolve *r, uint64_t dir, uint32_t gen, int depth)
+{
+	bool is_root;
+	int rc;
+
+	if (map_dirmap_known(r->dm, dir) || depth > 4096)
+		return 0;
+	rc = pptr_each(r, dir, gen, pptr_dir_parent, &dir, &is_root);
+	if (rc < 0)
+		return rc;
+	uint64_t missing = map_dirmap_missing(r->dm, dir);
+	if (missing && missing != dir) {
+		struct xfs_bulkstat bs;
+
+		if (map_bulkstat_one(r->fs, missing, &bs) == 0)
+			return pptr_name_dir(r, missing, bs.bs_gen, depth + 1);
+	}
+	return 0;
+}
+
+static int pptr_hit(struct resolve *r, uint64_t pino, uint32_t pgen, const char *name, void *arg)
+{
+	uint64_t ino = *(uint64_t *)arg;
+	int rc = add_hit(r, pino, ino, name, strlen(name));
+
+	if (rc)
+		return rc;
+	return pptr_name_dir(r, pino, pgen, 0);
+}
+
+static int resolve_pptr(struct resolve *r)
+{
+	for (size_t i = 0; i < r->ntargets; i++) {
+		uint64_t ino = r->target_inos[i];
+		struct target *t = map_inohash_get(r->targets, ino, false);
+		struct map_paths *p = &r->res[t->index];
+		bool is_root;
+
+		if (t->needed == 0 || ino == r->fs->root_ino || p->unreadable)
+			continue;
+		int rc = pptr_each(r, ino, p->gen, pptr_hit, &ino, &is_root);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- entry point ---- */
+
+static int fill_target(struct resolve *r, uint64_t ino, struct target *t)
+{
+	struct map_paths *p = &r->res[t->index];
+	struct xfs_bulkstat bs;
+	int rc = map_bulkstat_one(r->fs, ino, &bs);
+
+	if (rc == -ENOENT) {
+		p->gone = true;
+		return 0;
+	}
+	if (rc) {
+		/* The inode cannot be read, so its link count is unknown:
+		 * look for names in every directory. */
+		p->unreadable = true;
+		t->needed = UINT32_MAX;
+		return 0;
+	}
+	p->gen = bs.bs_gen;
+	p->mode = bs.bs_mode;
+	p->nlink = bs.bs_nlink;
+	if (ino == r->fs->root_ino)
+		return add_path(p, "");
+	if (bs.bs_nlink == 0)
+		p->unlinked = true;
+	else
+		t->needed = S_ISDIR(bs.bs_mode) ? 1 : bs.bs_nlink;
+	return 0;
+}
+
+int map_resolve_paths(struct map_fs *fs, const uint64_t *inos, size_t n,
+		      struct map_paths **out, struct map_resolve_stats *stats)
+{
+	struct map_resolve_stats dummy;
+	struct resolve r;
+	int rc = 0;
+
+	memset(&r, 0, sizeof(r));
+	memset(&dummy, 0, sizeof(dummy));
+	r.fs = fs;
+	r.stats = stats ? stats : &dummy;
+	memset(r.stats, 0, sizeof(*r.stats));
+	*out = NULL;
+	r.res = calloc(n ? n : 1, sizeof(*r.res));
+	r.targets = map_inohash_new(sizeof(struct target));
+	r.target_inos = malloc((n ? n : 1) * sizeof(uint64_t));
+	r.dirs = map_inohash_new(sizeof(struct dirinfo));
+	r.dm = map_dirmap_new(fs->root_ino);
+	if (!r.res || !r.targets || !r.target_inos || !r.dirs || !r.dm) {
+		rc = -ENOMEM;
+		goto out;
+	}
+
+	/* One target per distinct inode; duplicates are copied at the end. */
+	for (size_t i = 0; i < n; i++) {
+		r.res[i].ino = inos[i];
+		if (inos[i] == 0 || map_inohash_get(r.targets, inos[i], false))
+			continue;	/* not an inode, or a duplicate */
+		struct target *t = map_inohash_get(r.targets, inos[i], true);
+		if (!t) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		t->index = (uint32_t)i;
+		r.target_inos[r.ntargets++] = inos[i];
+		rc = fill_target(&r, inos[i], t);
+		if (rc)
+			goto out;
+	}
+	qsort(r.target_inos, r.ntargets, sizeof(uint64_t), cmp_u64);
+
+	if (map_inohash_each(r.targets, all_found, NULL) != 0) {
+		if (fs->info.geo.parent && map_fs_load_fshandle(fs) == 0) {
+			r.stats->used_parent_pointers = true;
+			rc = resolve_pptr(&r);
+		} else {
+			rc = map_bulkstat_walk(fs, 0, collect_dir, NULL, &r);
+			if (rc)
+				goto out;
+			qsort(r.order, r.ndirs, sizeof(*r.order), cmp_dir_key);
+			rc = scan_dirs(&r);
+			/* including directories found only by name */
+			r.stats->dirs_total = r.ndirs;
+		}
+		if (rc)
+			goto out;
+		rc = build_results(&r);
+		if (rc)
+			goto out;
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		struct target *t = map_inohash_get(r.targets, inos[i], false);
+		struct map_paths *p = &r.res[i];
+
+		if (!t)
+			continue;
+		if (t->index != i) {	/* a duplicate: copy the first one's answer */
+			const struct map_paths *src = &r.res[t->index];
+
+			*p = *src;
+			p->paths = NULL;
+			p->npaths = 0;
+			for (size_t k = 0; k < src->npaths && rc == 0; k++)
+				rc = add_path(p, src->paths[k]);
+		} else if (p->npaths > 1) {
+			qsort(p->paths, p->npaths, sizeof(char *), cmp_str);
+		}
+	}
+out:
+	for (size_t i = 0; i < r.nhits; i++)
+		free(r.hits[i].name);
+	free(r.hits);
+	free(r.wanted);
+	free(r.order);
+	free(r.target_inos);
+	map_inohash_free(r.targets);
+	map_inohash_free(r.dirs);
+	map_dirmap_free(r.dm);
+	if (rc) {
+		map_paths_free(r.res, n);
+		return rc;
+	}
+	*out = r.res;
+	return 0;
+}
+
+void map_paths_free(struct map_paths *paths, size_t n)
+{
+	if (!paths)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < paths[i].npaths; k++)
+			free(paths[i].paths[k]);
+		free(paths[i].paths);
+	}
+	free(paths);
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Range lists: merge, clip, split into reads. */
+#include "check.h"
+#include "map.h"
+
+#define MiB (1024ULL * 1024)
+
+struct pieces {
+	uint64_t start[16], length[16];
+	int n;
+};
+
+static int collect(uint64_t start, uint64_t length, void *arg)
+{
+	struct pieces *p = arg;
+
+	if (p->n < 16) {
+		p->start[p->n] = start;
+		p->length[p->n] = length;
+	}
+	p->n++;
+	return 0;
+}
+
+static int stop_at_second(uint64_t start, uint64_t length, void *arg)
+{
+	(void)start;
+	(void)length;
+	return ++*(int *)arg == 2 ? 42 : 0;
+}
+
+int main(void)
+{
+	struct map_range_list l = { 0 };
+
+	/* Out of order, overlapping, adjacent, duplicated (reflink) and apart. */
+	map_range_add(&l, 100, 50);	/* 100-150 */
+	map_range_add(&l, 0, 10);	/* 0-10 */
+	map_range_add(&l, 140, 20);	/* overlaps: 100-160 */
+	map_range_add(&l, 160, 40);	/* adjacent: 100-200 */
+	map_range_add(&l, 100, 50);	/* duplicate */
+	map_range_add(&l, 300, 10);	/* apart */
+	map_range_add(&l, 5, 0);	/* empty: ignored */
+	CHECK_INT(l.n, 6);
+	map_range_merge(&l, 0);
+	REQUIRE(l.n == 3, "merged into %zu ranges", l.n);
+	CHECK_INT(l.v[0].start, 0);
+	CHECK_INT(l.v[0].length, 10);
+	CHECK_INT(l.v[1].start, 100);
+	CHECK_INT(l.v[1].length, 100);
+	CHECK_INT(l.v[2].start, 300);
+	CHECK_INT(l.v[2].length, 10);
+	CHECK_INT(map_range_total(&l), 120);
+
+	/* A gap of up to 95 bytes merges 0-10 with 100-200 (90 apart), not 300. */
+	map_range_merge(&l, 95);
+	REQUIRE(l.n == 2, "merged into %zu ranges", l.n);
+	CHECK_INT(l.v[0].start, 0);
+	CHECK_INT(l.v[0].length, 200);
+	CHECK_INT(l.v[1].start, 300);
+
+	/* Clip below a position inside the first range. */
+	map_range_clip_below(&l, 150);
+	REQUIRE(l.n == 2, "after clip %zu ranges", l.n);
+	CHECK_INT(l.v[0].start, 150);
+	CHECK_INT(l.v[0].length, 50);
+	CHECK_INT(l.v[1].start, 300);
+	CHECK_INT(l.v[1].length, 10);
+	map_range_clip_below(&l, 305);
+	REQUIRE(l.n == 1, "after clip %zu ranges", l.n);
+	CHECK_INT(l.v[0].start, 305);
+	CHECK_INT(l.v[0].length, 5);
+	map_range_clip_below(&l, 1000);
+	CHECK_INT(l.n, 0);
+	map_range_free(&l);
+
+	/* Reads are cut at multiples of the I/O size on the device. */
+	struct pieces p = { .n = 0 };
+	CHECK_INT(map_range_split(1 * MiB, 10 * MiB, 4 * MiB, 4096, collect, &p), 0);
+	REQUIRE(p.n == 3, "%d pieces", p.n);
+	CHECK_INT(p.start[0], 1 * MiB);
+	CHECK_INT(p.length[0], 3 * MiB);
+	CHECK_INT(p.start[1], 4 * MiB);
+	CHECK_INT(p.length[1], 4 * MiB);
+	CHECK_INT(p.start[2], 8 * MiB);
+	CHECK_INT(p.length[2], 3 * MiB);
+
+	/* An I/O size that is not a multiple of the block size is rounded down. */
+	p.n = 0;
+	CHECK_INT(map_range_split(0, 20000, 10000, 4096, collect, &p), 0);
+	REQUIRE(p.n == 3, "%d pieces", p.n);
+	CHECK_INT(p.length[0], 8192);
+	CHECK_INT(p.start[2], 16384);
+	CHECK_INT(p.length[2], 20000 - 16384);
+
+	/* A callback's nonzero return stops the split and is returned. */
+	int calls = 0;
+	CHECK_INT(map_range_split(0, 10 * MiB, MiB, 4096, stop_at_second, &calls), 42);
+	CHECK_INT(calls, 2);
+	return check_done();
+}

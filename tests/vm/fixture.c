@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <xfs/xfs.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "vmtest.h"
+
+static char fx_dev[256];
+
+void fx_setup(const char *dev, const char *mkfs_opts)
+{
+	snprintf(fx_dev, sizeof(fx_dev), "%s", dev);
+	setenv("DM_DISABLE_UDEV", "1", 1);
+	vt_must("dmsetup create dust --table \"0 $(blockdev --getsz %s) dust %s 0 4096\"", dev, dev);
+	vt_must("mkfs.xfs -q -f %s %s", mkfs_opts, FX_DUST);
+	fx_mount();
+}
+
+void fx_mount(void)
+{
+	vt_must("mkdir -p %s && mount %s %s", FX_MNT, FX_DUST, FX_MNT);
+}
+
+void fx_umount(void)
+{
+	vt_must("umount %s", FX_MNT);
+}
+
+void fx_add_bad_blocks(const uint64_t *blocks, int n)
+{
+	for (int i = 0; i < n; i++)
+		vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)blocks[i]);
+	vt_must("dmsetup message dust 0 enable");
+}
+
+void fx_teardown(void)
+{
+	vt_sh("umount %s 2>/dev/null", FX_MNT);
+	vt_sh("dmsetup remove dust");
+}
+
+/* ---- the tree ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static void mkdirs(const char *rel)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "mkdir -p '%s/%s'", FX_MNT, rel);
+	REQUIRE(system(path) == 0, "%s", path);
+}
+
+static int open_rel(const char *rel, int flags)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", FX_MNT, rel);
+	int fd = open(path, flags | O_CLOEXEC, 0644);
+	REQUIRE(fd >= 0, "open %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static void write_file_at(int fd, uint64_t offset, uint64_t size)
+{
+	static uint64_t buf[16384];	/* 128 KiB */
+
+	while (size > 0) {
+		size_t n = size < sizeof(buf) ? size : sizeof(buf);
+
+		for (size_t i = 0; i < sizeof(buf) / sizeof(buf[0]); i++)
+			buf[i] = rng();
+		REQUIRE(pwrite(fd, buf, n, (off_t)offset) == (ssize_t)n, "write: %s", strerror(errno));
+		offset += n;
+		size -= n;
+	}
+}
+
+static void write_file(const char *rel, uint64_t size)
+{
+	int fd = open_rel(rel, O_WRONLY | O_CREAT | O_TRUNC);
+
+	write_file_at(fd, 0, size);
+	close(fd);
+}
+
+static void link_rel(const char *from, const char *to)
+{
+	char a[4096], b[4096];
+
+	snprintf(a, sizeof(a), "%s/%s", FX_MNT, from);
+	snprintf(b, sizeof(b), "%s/%s", FX_MNT, to);
+	REQUIRE(link(a, b) == 0, "link %s %s: %s", a, b, strerror(errno));
+}
+
+void fx_build_tree(void)
+{
+	char rel[512];
+
+	printf("building the tree\n");
+	for (int d = 0; d < 20; d++) {
+		for (int s = 0; s < 5; s++) {
+			snprintf(rel, sizeof(rel), "tree/d%02d/s%d", d, s);
+			mkdirs(rel);
+			for (int f = 0; f < 21; f++) {
+				snprintf(rel, sizeof(rel), "tree/d%02d/s%d/f%02d.dat", d, s, f);
+				write_file(rel, 1024 + (uint64_t)((d * 7 + s * 3 + f) % 24) * 1024);
+			}
+		}
+	}
+	mkdirs("docs");
+	mkdirs("public");
+	write_file("docs/thesis.pdf", 256 * 1024);
+	link_rel("docs/thesis.pdf", "tree/d03/thesis-link.pdf");
+	link_rel("docs/thesis.pdf", "public/thesis.pdf");
+
+	mkdirs("media");
+	mkdirs("backup");
+	write_file("media/film.mkv", 8 << 20);
+	int src = open_rel("media/film.mkv", O_RDONLY);
+	int dst = open_rel("backup/film-copy.mkv", O_WRONLY | O_CREAT | O_TRUNC);
+	REQUIRE(ioctl(dst, FICLONE, src) == 0, "FICLONE: %s", strerror(errno));
+	close(src);
+	close(dst);
+
+	int fd = open_rel("sparse.img", O_WRONLY | O_CREAT | O_TRUNC);
+	write_file_at(fd, 0, 64 * 1024);
+	write_file_at(fd, 100ULL << 20, 64 * 1024);
+	close(fd);
+
+	write_file("xattrs.dat", 4096);
+	fd = open_rel("xattrs.dat", O_RDONLY);
+	for (int i = 0; i < 300; i++) {
+		char name[64], value[200];
+
+		snprintf(name, sizeof(name), "user.attribute-number-%03d", i);
+		memset(value, 'a' + i % 26, sizeof(value));
+		REQUIRE(fsetxattr(fd, name, value, sizeof(value), 0) == 0, "setxattr: %s",
+			strerror(errno));
+	}
+	close(fd);
+
+	mkdirs("big");
+	write_file("big/archive.tar", 50 << 20);
+
+	mkdirs("odd");
+	write_file("odd/name with spaces.txt", 8192);
+	write_file("odd/new\nline.txt", 8192);
+	write_file("odd/\xff\xfe-bytes.bin", 8192);
+
+	mkdirs("bigdir");
+	for (int i = 0; i < 500; i++) {
+		snprintf(rel, sizeof(rel), "bigdir/entry-%04d-with-a-longer-name-than-usual", i);
+		close(open_rel(rel, O_WRONLY | O_CREAT | O_TRUNC));
+	}
+
+	mkdirs("inodes");
+	for (int i = 0; i < 48; i++) {
+		snprintf(rel, sizeof(rel), "inodes/i%02d", i);
+		write_file(rel, 4096);
+	}
+	sync();
+}
+
+/* ---- ground truth ---- */
+
+uint64_t fx_file_physical(const char *rel, uint64_t offset)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[64];
+	} req;
+	int fd = open_rel(rel, O_RDONLY);
+
+	memset(&req, 0, sizeof(req));
+	req.fm.fm_start = offset;
+	req.fm.fm_length = 1;
+	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	req.fm.fm_extent_count = 64;
+	REQUIRE(ioctl(fd, FS_IOC_FIEMAP, &req) == 0, "FIEMAP %s: %s", rel, strerror(errno));
+	close(fd);
+	for (uint32_t i = 0; i < req.fm.fm_mapped_extents; i++) {
+		const struct fiemap_extent *e = &req.ext[i];
+
+		if (offset >= e->fe_logical && offset < e->fe_logical + e->fe_length)
+			return e->fe_physical + (offset - e->fe_logical);
+	}
+	REQUIRE(0, "no extent of %s holds offset %llu", rel, (unsigned long long)offset);
+	return 0;
+}
+
+uint64_t fx_dir_first_block(const char *rel)
+{
+	struct getbmapx map[8];
+	int fd = open_rel(rel, O_RDONLY | O_DIRECTORY);
+
+	memset(map, 0, sizeof(map));
+	map[0].bmv_length = -1;
+	map[0].bmv_count = 8;
+	map[0].bmv_iflags = BMV_IF_NO_HOLES;
+	REQUIRE(ioctl(fd, XFS_IOC_GETBMAPX, map) == 0, "GETBMAPX %s: %s", rel, strerror(errno));
+	close(fd);
+	REQUIRE(map[0].bmv_entries > 0 && map[1].bmv_offset == 0 && map[1].bmv_block >= 0,
+		"%s has no data block at offset 0 (entries %d)", rel, map[0].bmv_entries);
+	return (uint64_t)map[1].bmv_block * 512;
+}
+
+uint64_t fx_ino(const char *rel)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", FX_MNT, rel);
+	REQUIRE(lstat(path, &st) == 0, "lstat %s: %s", path, strerror(errno));
+	return st.st_ino;
+}
+
+uint32_t fx_gen(const char *rel)
+{
+	int fd = open_rel(rel, O_RDONLY);
+	int gen = 0;
+
+	REQUIRE(ioctl(fd, FS_IOC_GETVERSION, &gen) == 0, "GETVERSION %s: %s", rel, strerror(errno));
+	close(fd);
+	return (uint32_t)gen;
+}
+
+static uint64_t xfs_db_number(const char *cmds, const char *key)
+{
+	const char *out = vt_out("xfs_db -r %s %s 2>&1", cmds, FX_DUST);
+	const char *p = key ? strstr(out, key) : out;
+	char *end;
+
+	REQUIRE(p, "xfs_db %s: no '%s' in: %s", cmds, key ? key : "", out);
+	if (key)
+		p += strlen(key);
+	while (*p && (*p < '0' || *p > '9'))
+		p++;
+	unsigned long long v = strtoull(p, &end, 0);
+	REQUIRE(end != p, "xfs_db %s: no number in: %s", cmds, out);
+	return v;
+}
+
+uint64_t fx_inode_byte(uint64_t ino)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "-c 'convert inode %llu byte'", (unsigned long long)ino);
+	return xfs_db_number(cmd, NULL);
+}
+
+uint32_t fx_ino_agno(uint64_t ino)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "-c 'convert inode %llu agno'", (unsigned long long)ino);
+	return (uint32_t)xfs_db_number(cmd, NULL);
+}
+
+uint64_t fx_inobt_root_byte(uint32_t agno)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "-c 'agi %u' -c 'print root'", agno);
+	uint64_t root = xfs_db_number(cmd, "root =");
+	snprintf(cmd, sizeof(cmd), "-c 'convert agno %u agbno %llu byte'", agno,
+		 (unsigned long long)root);
+	return xfs_db_number(cmd, NULL);
+}
+
+static void walk_dir(const char *rel, void (*fn)(const char *, uint64_t, void *), void *arg)
+{
+	char path[4096];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s%s%s", FX_MNT, rel[0] ? "/" : "", rel);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char child[4096];
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(child, sizeof(child), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
+		fn(child, de->d_ino, arg);
+		if (de->d_type == DT_DIR)
+			walk_dir(child, fn, arg);
+	}
+	closedir(d);
+}
+
+void fx_walk(void (*fn)(const char *rel, uint64_t ino, void *arg), void *arg)
+{
+	walk_dir("", fn, arg);
+}
