@@ -379,6 +379,214 @@ char *map_dirmap_path(const struct map_dirmap *dm, uint64_t ino);
 /* Path of @name inside directory @dir, or NULL; caller frees. */
 char *map_dirmap_join(const struct map_dirmap *dm, uint64_t dir, const char *name, size_t len);
 
+/* ---- store: SQLite ---------------------------------------------------------- */
+
+struct map_store;
+
+#define MAP_STORE_READONLY	(1u << 0)	/* never create or write */
+
+/* $MAPPER_DB, or /var/lib/mapper/mapper.db. */
+const char *map_store_default_path(void);
+/*
+ * Open (creating it mode 0640, with its folder, unless READONLY) and bring
+ * the schema up to date in one transaction.  A file that is not a mapper
+ * database gives -MAP_EDBCORRUPT and one from a newer version
+ * -MAP_EDBSCHEMA; neither is ever written to.
+ */
+int map_store_open(const char *path, unsigned int flags, struct map_store **out);
+const char *map_store_path(const struct map_store *st);
+void map_store_close(struct map_store *st);
+int map_store_version(struct map_store *st);
+int map_store_begin(struct map_store *st);	/* BEGIN IMMEDIATE */
+int map_store_commit(struct map_store *st);
+void map_store_rollback(struct map_store *st);
+/* PRAGMA integrity_check: 0 when "ok", else -MAP_EDBCORRUPT. */
+int map_store_check(struct map_store *st);
+
+struct map_store_fs {
+	int64_t id;
+	char uuid[40];
+	char label[256];
+	char mountpoint[4096];
+	char device[4096];
+	char model[128], serial[128], wwn[128];
+	uint32_t blocksize, agcount;
+	uint64_t datablocks;
+	bool rmapbt, reflink, parent;
+	int64_t first_seen, last_seen;
+};
+
+/* Insert or refresh the filesystem with info's UUID; its id in *fs_id. */
+int map_store_fs_upsert(struct map_store *st, const struct map_fs_info *info, int64_t *fs_id);
+int map_store_fs_get(struct map_store *st, int64_t fs_id, struct map_store_fs *out);
+int map_store_fs_by_uuid(struct map_store *st, const char *uuid, struct map_store_fs *out);
+int map_store_fs_each(struct map_store *st, int (*fn)(const struct map_store_fs *, void *),
+		      void *arg);
+
+struct map_scan_row {
+	int64_t id, fs_id;
+	char state[16];			/* running, interrupted, complete, failed */
+	char phase[16];			/* metadata, media, done */
+	bool do_metadata, do_media;
+	int64_t started, finished;	/* unix seconds; finished 0 while not */
+	double seconds;
+	uint64_t media_position, media_total, media_done, objects;
+	int runs, pid;
+	char user[64];
+	char error[256];
+};
+
+/* The newest scan of a filesystem, -ENOENT if none. */
+int map_store_scan_latest(struct map_store *st, int64_t fs_id, struct map_scan_row *out);
+/* The newest complete scan with media verification, -ENOENT if none. */
+int map_store_scan_last_complete(struct map_store *st, int64_t fs_id, struct map_scan_row *out);
+int map_store_scan_insert(struct map_store *st, struct map_scan_row *row);	/* sets id */
+int map_store_scan_update(struct map_store *st, const struct map_scan_row *row);
+
+enum map_finding_state {
+	MAP_STATE_OPEN, MAP_STATE_REFETCHED, MAP_STATE_REPAIRED, MAP_STATE_IGNORED,
+	MAP_STATE_RESOLVED, MAP_STATE_NR
+};
+const char *map_state_name(enum map_finding_state state);
+int map_state_from_name(const char *name);
+
+struct map_finding {
+	int64_t id, fs_id;
+	char source[8];			/* media, scrub, event */
+	char kind[24];			/* map_owner_kind_name(), or "summary" */
+	bool has_range;
+	uint64_t physical, length;	/* device bytes */
+	uint64_t ino;			/* 0: not an inode */
+	uint32_t gen, mode;
+	char fork[8];			/* "", data, attr */
+	bool has_offset;
+	uint64_t offset;		/* byte offset in the fork */
+	int64_t agno;			/* -1: none */
+	uint32_t flags;			/* MAP_OWNER_F_* */
+	char scrub[96];			/* scrub type names, comma separated */
+	char detail[128];
+	enum map_finding_state state;
+	int64_t first_seen, last_seen, first_scan, last_scan;
+	size_t npaths;
+	char **paths;			/* relative to the mount root */
+};
+
+void map_finding_init(struct map_finding *f);
+void map_finding_clear(struct map_finding *f);	/* frees the paths */
+/* Fill a media/event finding from an owner (and its paths, may be NULL). */
+void map_finding_from_owner(struct map_finding *f, const char *source,
+			    const struct map_owner *o, const struct map_paths *p);
+/* Fill a scrub finding from a scrub result. */
+void map_finding_from_scrub(struct map_finding *f, const struct map_scrub_result *r);
+/* Add a path (copied). */
+int map_finding_add_path(struct map_finding *f, const char *path);
+
+/*
+ * Record a finding seen by scan @scan_id (0: not during a scan).  The same
+ * filesystem, source, owner and range updates the existing row's last_seen
+ * and paths; a finding that was resolved is opened again.  Sets f->id;
+ * *is_new (may be NULL) says whether the row is new.
+ */
+int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_finding *f,
+			     bool *is_new);
+
+#define MAP_FIND_ALL		(1u << 0)	/* not only open findings */
+#define MAP_FIND_FILES		(1u << 1)	/* only findings with an inode */
+#define MAP_FIND_METADATA	(1u << 2)	/* only metadata findings */
+
+/* Findings of one filesystem (fs_id 0: all), oldest first. */
+int map_store_findings(struct map_store *st, int64_t fs_id, unsigned int filter,
+		       int (*fn)(const struct map_finding *, void *), void *arg);
+int map_store_finding_get(struct map_store *st, int64_t id, struct map_finding *out);
+/* Replace a finding's paths (n == 0 keeps the old ones). */
+int map_store_finding_set_paths(struct map_store *st, int64_t id, char *const *paths, size_t n);
+int map_store_finding_set_state(struct map_store *st, int64_t id, enum map_finding_state state);
+/* Open findings of @source not seen by @scan_id become resolved; count in *n. */
+int map_store_resolve_unseen(struct map_store *st, int64_t fs_id, int64_t scan_id,
+			     const char *source, int *n);
+/* Count findings of a filesystem by state. */
+int map_store_count(struct map_store *st, int64_t fs_id, int counts[MAP_STATE_NR]);
+
+struct map_action {
+	int64_t id, fs_id, finding_id, at;
+	char action[16], user[64], outcome[32], detail[256];
+};
+int map_store_action_add(struct map_store *st, const struct map_action *a);
+int map_store_actions(struct map_store *st, int64_t fs_id,
+		      int (*fn)(const struct map_action *, void *), void *arg);
+
+struct map_event {
+	int64_t id, fs_id, at;
+	char source[16];
+	uint64_t ino;
+	uint32_t gen;
+	int error;
+	char detail[256];
+};
+int map_store_event_add(struct map_store *st, const struct map_event *e);
+int map_store_events(struct map_store *st, int64_t fs_id,
+		     int (*fn)(const struct map_event *, void *), void *arg);
+
+/* ---- scan: scrub + verify + map + resolve, into the store ------------------------ */
+
+struct map_scan_progress {
+	const char *phase;		/* "metadata" or "media" */
+	uint64_t done, total;		/* objects (metadata) or bytes (media) */
+	uint64_t bad_ranges;		/* found so far in this run */
+	double elapsed;			/* seconds in this run */
+};
+
+struct map_scan_opts {
+	bool metadata;			/* scrub metadata (neither set: both) */
+	bool media;			/* verify media */
+	bool restart;			/* start over instead of resuming */
+	uint32_t io_size, inflight;	/* media reads (see map_verify_opts) */
+	int ioprio_class, ioprio_level;
+	uint64_t rate;			/* bytes per second, 0 = unlimited */
+	unsigned int checkpoint_secs;	/* how often to save progress (default 2) */
+	const char *user;		/* recorded with the scan */
+	void (*progress)(const struct map_scan_progress *p, void *arg);
+	/* each finding recorded (new or seen again) */
+	void (*found)(const struct map_finding *f, bool is_new, void *arg);
+	const volatile int *cancel;	/* set nonzero to stop at the next checkpoint */
+	void *arg;
+};
+
+struct map_scan_result {
+	int64_t fs_id, scan_id;
+	bool resumed;			/* continued an interrupted scan */
+	uint64_t resumed_at;		/* device byte it continued from */
+	int new_findings, seen_findings, resolved;
+	int open;			/* open findings after the scan */
+	struct map_scrub_stats scrub;
+	struct map_verify_stats verify;
+};
+
+/*
+ * Scan @fs and record what it finds in @st.  One scan per filesystem at a
+ * time (-EBUSY otherwise, *holder_pid says who).  An interrupted scan of the
+ * same filesystem is resumed from its checkpoint unless opts->restart.  A
+ * complete scan resolves open findings it no longer sees.  Cancellation and
+ * an unmount stop at a checkpoint (-MAP_ECANCELED, -MAP_EUNMOUNTED) with the
+ * scan saved as interrupted.
+ */
+int map_scan(struct map_store *st, struct map_fs *fs, const struct map_scan_opts *opts,
+	     struct map_scan_result *res, int *holder_pid);
+
+/* The scan lock of a filesystem: 0 and an fd to close, or -EBUSY (pid in
+ * *holder_pid when known). */
+int map_scan_lock(struct map_store *st, const char *uuid, int *holder_pid);
+
+/* Owners and paths of bad device bytes [start, start+length): map_locate()
+ * followed by map_resolve_paths() for the inode owners.  *paths (parallel to
+ * owners->v) is freed with map_paths_free(*paths, owners->n). */
+int map_locate_paths(struct map_fs *fs, uint64_t start, uint64_t length,
+		     struct map_owner_list *owners, struct map_paths **paths);
+
+/* Written ranges of one open file (GETBMAPX on the data fork), for
+ * re-verifying a file after it was restored. */
+int map_file_ranges(int fd, struct map_range_list *out);
+
 /* ---- output helpers ---------------------------------------------------------------- */
 
 /* Path text for humans: control characters and invalid UTF-8 as \xNN, backslash

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mapctl files: damaged files by path, every name, with offsets and state. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapctl.h"
+
+struct files {
+	struct ctl *ctl;
+	struct map_store *st;
+	struct json *j;
+	const char *mountpoint;	/* of the filesystem being listed */
+	int64_t fs_id;
+	bool all;
+	int open;
+	int shown;
+	char **seen;		/* -0: each path once */
+	size_t nseen;
+};
+
+static bool seen_before(struct files *fl, const char *path)
+{
+	for (size_t i = 0; i < fl->nseen; i++)
+		if (strcmp(fl->seen[i], path) == 0)
+			return true;
+	char **v = realloc(fl->seen, (fl->nseen + 1) * sizeof(*v));
+	if (v) {
+		fl->seen = v;
+		fl->seen[fl->nseen++] = strdup(path);
+	}
+	return false;
+}
+
+static int show(const struct map_finding *f, void *arg)
+{
+	struct files *fl = arg;
+
+	if (f->state == MAP_STATE_OPEN)
+		fl->open++;
+	fl->shown++;
+	if (fl->ctl->json) {
+		json_finding(fl->j, f, fl->mountpoint);
+		return 0;
+	}
+	if (fl->ctl->zero) {
+		for (size_t i = 0; i < f->npaths; i++) {
+			char *p = join_path(fl->mountpoint, f->paths[i]);
+
+			if (p && !seen_before(fl, p)) {
+				fputs(p, stdout);
+				fputc('\0', stdout);
+			}
+			free(p);
+		}
+		return 0;
+	}
+	char off[32] = "-", len[32] = "-";
+	if (f->has_offset) {
+		snprintf(off, sizeof(off), "%llu", (unsigned long long)f->offset);
+		snprintf(len, sizeof(len), "%llu", (unsigned long long)f->length);
+	}
+	for (size_t i = 0; i < (f->npaths ? f->npaths : 1); i++) {
+		printf("%-9s %-13s %12s %9s %10llu  ", map_state_name(f->state), f->kind, off, len,
+		       (unsigned long long)f->ino);
+		if (f->npaths)
+			print_path_text(stdout, fl->mountpoint, f->paths[i]);
+		else
+			printf("(no name found%s)", f->mode == 0 ? "; inode unreadable" : "");
+		if (strcmp(f->source, "scrub") == 0)
+			printf("  [scrub %s: %s]", f->scrub, f->detail);
+		else if (f->flags & MAP_OWNER_F_SHARED)
+			printf("  [shared extent]");
+		putchar('\n');
+	}
+	return 0;
+}
+
+static int list_fs(const struct map_store_fs *fs, void *arg)
+{
+	struct files *fl = arg;
+	unsigned int filter = MAP_FIND_FILES;
+
+	fl->mountpoint = fs->mountpoint;
+	if (fl->all)
+		filter |= MAP_FIND_ALL;
+	return map_store_findings(fl->st, fs->id, filter, show, fl);
+}
+
+static int run(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct files fl = { .ctl = ctl };
+	struct map_store_fs one;
+	struct json j;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "0", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a': fl.all = true; break;
+		case 'j': ctl->json = true; break;
+		case '0': ctl->zero = true; break;
+		default: return fail(ctl, 0, "see 'mapctl files --help'");
+		}
+	}
+	if (ctl->json && ctl->zero)
+		return fail(ctl, 0, "--json and -0 do not go together");
+	rc = open_store(ctl, false, &fl.st);
+	if (rc)
+		return rc;
+	rc = fs_id_for_path(ctl, fl.st, optind < argc ? argv[optind] : NULL, &fl.fs_id, &one);
+	if (rc) {
+		map_store_close(fl.st);
+		return rc;
+	}
+	fl.j = &j;
+	if (ctl->json) {
+		json_start(&j, stdout);
+		json_arr_open(&j, NULL);
+	} else if (!ctl->zero) {
+		printf("%-9s %-13s %12s %9s %10s  %s\n", "STATE", "KIND", "OFFSET", "LENGTH", "INODE",
+		       "PATH");
+	}
+	rc = fl.fs_id ? list_fs(&one, &fl) : map_store_fs_each(fl.st, list_fs, &fl);
+	if (ctl->json) {
+		json_arr_close(&j);
+		json_end(&j);
+	} else if (!ctl->zero && fl.shown == 0) {
+		printf("(no %sdamaged files)\n", fl.all ? "" : "open ");
+	}
+	for (size_t i = 0; i < fl.nseen; i++)
+		free(fl.seen[i]);
+	free(fl.seen);
+	map_store_close(fl.st);
+	if (rc)
+		return fail(ctl, rc, "reading the database");
+	return fl.open ? EXIT_DAMAGE : EXIT_CLEAN;
+}
+
+const struct command cmd_files = {
+	"files", run, "list damaged files by path (every hard link and reflink sharer)",
+	"Usage: mapctl files [--all] [--json | -0] [PATH]\n"
+	"\n"
+	"List the damaged files of every recorded filesystem (or of the one holding\n"
+	"PATH): one line per name, with the state, what was damaged (file data,\n"
+	"inode, directory, extent map, ...), the byte offset and length in the file,\n"
+	"and the inode.  Open findings only, unless --all.  Names are escaped for the\n"
+	"terminal (\\n, \\xNN); -0 and --json give them exactly.\n"
+	"\n"
+	"Options:\n"
+	"  --all        include refetched, repaired, ignored and resolved findings\n"
+	"  --json       a JSON array of findings (invalid UTF-8 as \\udcNN)\n"
+	"  -0           absolute paths only, each ended by a NUL byte, each once\n"
+	"  -h, --help   this text\n"
+	"\n"
+	"Exit status: 0 nothing open, 1 open findings listed, 2 could not run.\n",
+};

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mapctl resolve / ignore: close a finding by hand, on the record. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapctl.h"
+
+static int set_state(struct ctl *ctl, int argc, char **argv, enum map_finding_state state,
+		     const char *action)
+{
+	static const struct option longopts[] = {
+		{ "note", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *note = "";
+	struct map_store *st;
+	int c, rc, worst = EXIT_CLEAN;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c != 'n')
+			return fail(ctl, 0, "see 'mapctl %s --help'", action);
+		note = optarg;
+	}
+	if (optind >= argc)
+		return fail(ctl, 0, "which finding? (mapctl %s ID...; IDs from mapctl files --json "
+			    "or status)", action);
+	rc = open_store(ctl, true, &st);
+	if (rc)
+		return rc;
+	for (int i = optind; i < argc; i++) {
+		char *end;
+		long long id = strtoll(argv[i], &end, 10);
+		struct map_finding f;
+
+		if (*end || id <= 0) {
+			worst = fail(ctl, 0, "'%s' is not a finding number", argv[i]);
+			continue;
+		}
+		rc = map_store_finding_get(st, id, &f);
+		if (rc) {
+			worst = fail(ctl, rc == -ENOENT ? 0 : rc, "finding #%lld%s", id,
+				     rc == -ENOENT ? " does not exist" : "");
+			continue;
+		}
+		struct map_action a = { .fs_id = f.fs_id, .finding_id = id };
+		snprintf(a.action, sizeof(a.action), "%s", action);
+		snprintf(a.user, sizeof(a.user), "%s", user_name());
+		snprintf(a.outcome, sizeof(a.outcome), "%s", map_state_name(state));
+		snprintf(a.detail, sizeof(a.detail), "was %s%s%s", map_state_name(f.state),
+			 note[0] ? "; " : "", note);
+		rc = map_store_begin(st);
+		if (rc == 0)
+			rc = map_store_finding_set_state(st, id, state);
+		if (rc == 0)
+			rc = map_store_action_add(st, &a);
+		if (rc == 0)
+			rc = map_store_commit(st);
+		else
+			map_store_rollback(st);
+		if (rc)
+			worst = fail(ctl, rc, "finding #%lld", id);
+		else
+			printf("finding #%lld (%s): %s -> %s\n", id, f.kind, map_state_name(f.state),
+			       map_state_name(state));
+		map_finding_clear(&f);
+	}
+	map_store_close(st);
+	return worst;
+}
+
+static int run_resolve(struct ctl *ctl, int argc, char **argv)
+{
+	return set_state(ctl, argc, argv, MAP_STATE_RESOLVED, "resolve");
+}
+
+static int run_ignore(struct ctl *ctl, int argc, char **argv)
+{
+	return set_state(ctl, argc, argv, MAP_STATE_IGNORED, "ignore");
+}
+
+const struct command cmd_resolve = {
+	"resolve", run_resolve, "mark findings as dealt with",
+	"Usage: mapctl resolve [--note TEXT] ID...\n"
+	"\n"
+	"Mark findings resolved by hand (e.g. the file was deleted or restored by\n"
+	"other means).  A later scan that still sees the damage opens them again.\n"
+	"Recorded with your user name and the note.\n"
+	"\n"
+	"Options:\n"
+	"  --note TEXT   why, for the history\n"
+	"  -h, --help    this text\n",
+};
+
+const struct command cmd_ignore = {
+	"ignore", run_ignore, "stop reporting findings (they stay in the history)",
+	"Usage: mapctl ignore [--note TEXT] ID...\n"
+	"\n"
+	"Ignore findings: they no longer count as open and later scans that see the\n"
+	"same damage keep them ignored.  'mapctl resolve ID' undoes it.\n"
+	"Recorded with your user name and the note.\n"
+	"\n"
+	"Options:\n"
+	"  --note TEXT   why, for the history\n"
+	"  -h, --help    this text\n",
+};

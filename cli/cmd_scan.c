@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mapctl scan: check metadata and read every written byte, record findings. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mapctl.h"
+
+static volatile int interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+struct scan_ui {
+	const struct ctl *ctl;
+	const char *mountpoint;
+	bool bar;		/* a progress bar on a terminal */
+	double last_draw;
+	int drawn;		/* width of the last bar line */
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void clear_bar(struct scan_ui *ui)
+{
+	if (ui->drawn) {
+		fprintf(stderr, "\r%*s\r", ui->drawn, "");
+		ui->drawn = 0;
+	}
+}
+
+static void on_progress(const struct map_scan_progress *p, void *arg)
+{
+	struct scan_ui *ui = arg;
+	double t = mono();
+	char a[32], b[32], r[32];
+
+	if (!ui->bar || (t - ui->last_draw < 0.2 && p->done < p->total))
+		return;
+	ui->last_draw = t;
+	double frac = p->total ? (double)p->done / (double)p->total : 0;
+	int fill = (int)(frac * 30);
+	char bar[31];
+	memset(bar, '#', (size_t)fill);
+	memset(bar + fill, '.', (size_t)(30 - fill));
+	bar[30] = '\0';
+	if (strcmp(p->phase, "media") == 0)
+		ui->drawn = fprintf(stderr, "\r[%s] %3.0f%% media %s of %s, %s/s, %llu bad  ", bar,
+				    frac * 100, human_bytes(p->done, a, sizeof(a)),
+				    human_bytes(p->total, b, sizeof(b)),
+				    human_bytes((uint64_t)(p->elapsed > 0 ? (double)p->done / p->elapsed
+								      : 0), r, sizeof(r)),
+				    (unsigned long long)p->bad_ranges) - 1;
+	else
+		ui->drawn = fprintf(stderr, "\r[%s] %3.0f%% metadata %llu of ~%llu objects  ", bar,
+				    frac * 100, (unsigned long long)p->done,
+				    (unsigned long long)p->total) - 1;
+	fflush(stderr);
+}
+
+static void on_found(const struct map_finding *f, bool is_new, void *arg)
+{
+	struct scan_ui *ui = arg;
+
+	if (!is_new || ui->ctl->json)
+		return;
+	clear_bar(ui);
+	printf("new  %-14s", f->kind);
+	if (f->npaths) {
+		putchar(' ');
+		print_path_text(stdout, ui->mountpoint, f->paths[0]);
+		if (f->npaths > 1)
+			printf(" (+%zu more name%s)", f->npaths - 1, f->npaths > 2 ? "s" : "");
+	} else if (f->ino) {
+		printf(" inode %llu", (unsigned long long)f->ino);
+	} else if (f->agno >= 0) {
+		printf(" AG %lld", (long long)f->agno);
+	}
+	if (f->has_offset)
+		printf(" offset %llu length %llu", (unsigned long long)f->offset,
+		       (unsigned long long)f->length);
+	if (strcmp(f->source, "scrub") == 0)
+		printf(" (scrub %s: %s)", f->scrub, f->detail);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static const char *ioprio_names[] = { "", "rt", "be", "idle" };
+
+static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opts,
+		    struct map_store *st, struct json *j, int *worst)
+{
+	struct map_fs *fs;
+	struct map_scan_result res;
+	int holder = 0, rc;
+	char a[32], b[32];
+
+	rc = open_fs(ctl, path, &fs);
+	if (rc) {
+		*worst = EXIT_ERROR;
+		return 0;
+	}
+	const struct map_fs_info *info = map_fs_info(fs);
+	struct scan_ui ui = { .ctl = ctl, .mountpoint = info->mountpoint,
+			      .bar = !ctl->json && isatty(STDERR_FILENO) };
+	opts->arg = &ui;
+	if (!info->geo.rmapbt && !ctl->json)
+		warn_msg(ctl, "%s has no reverse-mapping btree: owners come from an index of "
+			 "every file's extents (slower; mkfs.xfs -m rmapbt=1 avoids this)",
+			 info->mountpoint);
+
+	rc = map_scan(st, fs, opts, &res, &holder);
+	clear_bar(&ui);
+	if (rc == -EBUSY) {
+		fail(ctl, 0, "%s: another scan of this filesystem is running (pid %d)",
+		     info->mountpoint, holder);
+		*worst = EXIT_ERROR;
+		map_fs_close(fs);
+		return 0;
+	}
+	const char *state = rc == 0 ? "complete" :
+			    (rc == -MAP_ECANCELED || rc == -MAP_EUNMOUNTED) ? "interrupted" : "failed";
+	if (ctl->json) {
+		json_obj_open(j, NULL);
+		json_str(j, "mountpoint", info->mountpoint);
+		json_str(j, "uuid", info->uuid);
+		json_int(j, "scan", res.scan_id);
+		json_str(j, "state", state);
+		if (rc)
+			json_str(j, "error", map_strerror(rc));
+		json_bool(j, "resumed", res.resumed);
+		json_uint(j, "resumed_at", res.resumed_at);
+		json_uint(j, "objects_scrubbed", res.scrub.objects);
+		json_uint(j, "bytes_verified", res.verify.bytes_total);
+		json_double(j, "verify_seconds", res.verify.seconds);
+		json_uint(j, "bad_ranges", res.verify.bad_ranges);
+		json_int(j, "new_findings", res.new_findings);
+		json_int(j, "seen_findings", res.seen_findings);
+		json_int(j, "resolved_findings", res.resolved);
+		json_int(j, "open_findings", res.open);
+		json_obj_close(j);
+	} else {
+		printf("%s: scan %lld %s%s", info->mountpoint, (long long)res.scan_id, state,
+		       res.resumed ? " (resumed)" : "");
+		if (res.scrub.objects)
+			printf("; %llu metadata objects checked", (unsigned long long)res.scrub.objects);
+		if (res.verify.bytes_total)
+			printf("; %s read in %.1f s (%s/s)",
+			       human_bytes(res.verify.bytes_total, a, sizeof(a)), res.verify.seconds,
+			       human_bytes((uint64_t)(res.verify.seconds > 0 ?
+					   (double)res.verify.bytes_total / res.verify.seconds : 0),
+					   b, sizeof(b)));
+		printf("\n  %d new, %d seen again, %d resolved; %d open\n", res.new_findings,
+		       res.seen_findings, res.resolved, res.open);
+		if (res.open)
+			printf("  see 'mapctl files %s' and 'mapctl status %s'\n", info->mountpoint,
+			       info->mountpoint);
+	}
+	if (rc == -MAP_ECANCELED) {
+		fail(ctl, 0, "%s: interrupted; progress is saved: run the same command to resume",
+		     info->mountpoint);
+		*worst = EXIT_ERROR;
+	} else if (rc) {
+		fail(ctl, rc, "%s", info->mountpoint);
+		*worst = EXIT_ERROR;
+	} else if (res.open && *worst == EXIT_CLEAN) {
+		*worst = EXIT_DAMAGE;
+	}
+	map_fs_close(fs);
+	return rc == -MAP_ECANCELED ? 1 : 0;	/* stop the loop on ^C */
+}
+
+static int run(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "metadata", no_argument, NULL, 'm' },
+		{ "media", no_argument, NULL, 'M' },
+		{ "ioprio", required_argument, NULL, 'p' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "io-size", required_argument, NULL, 's' },
+		{ "restart", no_argument, NULL, 'R' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct map_scan_opts opts = {
+		.ioprio_class = 3,	/* idle, like every scrubber should be */
+		.progress = on_progress,
+		.found = on_found,
+		.cancel = &interrupted,
+		.user = user_name(),
+	};
+	struct map_store *st;
+	struct json j;
+	int c, rc, worst = EXIT_CLEAN;
+	long long v;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm': opts.metadata = true; break;
+		case 'M': opts.media = true; break;
+		case 'R': opts.restart = true; break;
+		case 'j': ctl->json = true; break;
+		case 'p':
+			if (strcmp(optarg, "idle") == 0)
+				opts.ioprio_class = 3;
+			else if (strcmp(optarg, "be") == 0)
+				opts.ioprio_class = 2;
+			else
+				return fail(ctl, 0, "--ioprio wants idle or be, not '%s'", optarg);
+			break;
+		case 'r':
+			v = parse_size(optarg);
+			if (v <= 0)
+				return fail(ctl, 0, "--rate wants bytes per second (e.g. 50M), not '%s'",
+					    optarg);
+			opts.rate = (uint64_t)v;
+			break;
+		case 's':
+			v = parse_size(optarg);
+			if (v < 4096 || v > (1LL << 30))
+				return fail(ctl, 0, "--io-size wants 4K..1G, not '%s'", optarg);
+			opts.io_size = (uint32_t)v;
+			break;
+		default:
+			return fail(ctl, 0, "see 'mapctl scan --help'");
+		}
+	}
+	if (optind >= argc)
+		return fail(ctl, 0, "which filesystem? (mapctl scan PATH...; see --help)");
+	rc = need_root(ctl, "scanning");
+	if (rc)
+		return rc;
+	rc = open_store(ctl, true, &st);
+	if (rc)
+		return rc;
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	if (ctl->json) {
+		json_start(&j, stdout);
+		json_arr_open(&j, NULL);
+	}
+	if (!ctl->json && opts.rate) {
+		char r[32];
+
+		fprintf(stderr, "%s: I/O priority %s, at most %s/s\n", ctl->prog,
+			ioprio_names[opts.ioprio_class], human_bytes(opts.rate, r, sizeof(r)));
+	}
+	for (int i = optind; i < argc; i++)
+		if (scan_one(ctl, argv[i], &opts, st, &j, &worst))
+			break;
+	if (ctl->json) {
+		json_arr_close(&j);
+		json_end(&j);
+	}
+	map_store_close(st);
+	return worst;
+}
+
+const struct command cmd_scan = {
+	"scan", run, "check metadata and read every written byte; record what is damaged",
+	"Usage: mapctl scan [OPTIONS] PATH...\n"
+	"\n"
+	"Scan the XFS filesystem holding each PATH: ask the kernel to check every\n"
+	"metadata object (online scrub, read-only), then read every written extent\n"
+	"of the data device (O_DIRECT) to find unreadable blocks, map each bad block\n"
+	"to its owners (every hard link and reflink sharer) and record the findings.\n"
+	"An interrupted scan (Ctrl-C, kill, crash, unmount) resumes from its last\n"
+	"checkpoint when the same command runs again.  One scan per filesystem at a\n"
+	"time.  Needs root.\n"
+	"\n"
+	"Options:\n"
+	"  --metadata         only check metadata\n"
+	"  --media            only read the written data\n"
+	"  --ioprio idle|be   I/O priority of the reads (default idle)\n"
+	"  --rate BYTES       limit reads to BYTES per second (e.g. 100M)\n"
+	"  --io-size BYTES    size of each read (default 4M)\n"
+	"  --restart          start over instead of resuming an interrupted scan\n"
+	"  --json             a JSON summary per filesystem on stdout\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Exit status: 0 nothing open, 1 damage found or still open, 2 could not run\n"
+	"or was interrupted.\n",
+};

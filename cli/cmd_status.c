@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mapctl status: per filesystem, like zpool status. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapctl.h"
+
+struct kind_count {
+	char kind[24];
+	int n;
+};
+
+struct status {
+	struct ctl *ctl;
+	struct map_store *st;
+	struct json *j;
+	int worst;
+	struct kind_count kinds[32];
+	int nkinds;
+	int files, metadata;
+};
+
+static int count_kind(const struct map_finding *f, void *arg)
+{
+	struct status *s = arg;
+	int i;
+
+	for (i = 0; i < s->nkinds; i++)
+		if (strcmp(s->kinds[i].kind, f->kind) == 0)
+			break;
+	if (i == s->nkinds && s->nkinds < 32)
+		snprintf(s->kinds[s->nkinds++].kind, sizeof(s->kinds[0].kind), "%s", f->kind);
+	if (i < 32)
+		s->kinds[i].n++;
+	if (strcmp(f->kind, "file") == 0)
+		s->files++;
+	else
+		s->metadata++;
+	return 0;
+}
+
+static int show_fs(const struct map_store_fs *fs, void *arg)
+{
+	struct status *s = arg;
+	struct map_scan_row last, media;
+	int counts[MAP_STATE_NR];
+	char a[32], b[32];
+	int rc;
+
+	s->nkinds = s->files = s->metadata = 0;
+	rc = map_store_count(s->st, fs->id, counts);
+	if (rc == 0)
+		rc = map_store_findings(s->st, fs->id, 0, count_kind, s);
+	if (rc)
+		return rc;
+	bool have_scan = map_store_scan_latest(s->st, fs->id, &last) == 0;
+	bool have_media = map_store_scan_last_complete(s->st, fs->id, &media) == 0;
+	int open = counts[MAP_STATE_OPEN];
+	const char *state = open ? "DAMAGED" : !have_media ? "UNVERIFIED" : "OK";
+	if (open && s->worst == EXIT_CLEAN)
+		s->worst = EXIT_DAMAGE;
+
+	if (s->ctl->json) {
+		struct json *j = s->j;
+
+		json_obj_open(j, NULL);
+		json_str(j, "uuid", fs->uuid);
+		json_str(j, "label", fs->label);
+		json_str(j, "mountpoint", fs->mountpoint);
+		json_str(j, "device", fs->device);
+		json_str(j, "model", fs->model);
+		json_str(j, "serial", fs->serial);
+		json_bool(j, "rmapbt", fs->rmapbt);
+		json_str(j, "state", state);
+		json_obj_open(j, "findings");
+		for (int i = 0; i < MAP_STATE_NR; i++)
+			json_int(j, map_state_name((enum map_finding_state)i), counts[i]);
+		json_obj_close(j);
+		json_obj_open(j, "open_by_kind");
+		for (int i = 0; i < s->nkinds; i++)
+			json_int(j, s->kinds[i].kind, s->kinds[i].n);
+		json_obj_close(j);
+		if (have_scan) {
+			json_obj_open(j, "last_scan");
+			json_int(j, "id", last.id);
+			json_str(j, "state", last.state);
+			json_str(j, "phase", last.phase);
+			json_int(j, "started", last.started);
+			json_int(j, "finished", last.finished);
+			json_double(j, "seconds", last.seconds);
+			json_uint(j, "bytes_verified", last.media_done);
+			json_uint(j, "bytes_total", last.media_total);
+			json_obj_close(j);
+		} else {
+			json_null(j, "last_scan");
+		}
+		json_obj_close(j);
+		return 0;
+	}
+
+	printf("filesystem: %s", fs->mountpoint);
+	if (fs->label[0])
+		printf(" (label %s)", fs->label);
+	printf("\n      uuid: %s\n    device: %s", fs->uuid, fs->device);
+	if (fs->model[0] || fs->serial[0])
+		printf(" (%s%s%s)", fs->model, fs->serial[0] ? ", serial " : "", fs->serial);
+	printf("\n     state: %s", state);
+	if (open)
+		printf(" - %d open finding%s: %d file, %d metadata", open, open == 1 ? "" : "s",
+		       s->files, s->metadata);
+	if (!fs->rmapbt)
+		printf("\n      note: no reverse-mapping btree: slower owner lookup, little repair");
+	printf("\n last scan: ");
+	if (have_scan) {
+		printf("%s, %s", human_time(last.started, a, sizeof(a)), last.state);
+		if (strcmp(last.state, "complete") != 0)
+			printf(" in phase %s", last.phase);
+		printf(", %.0f s", last.seconds);
+		if (last.do_media)
+			printf(", %s of %s verified", human_bytes(last.media_done, a, sizeof(a)),
+			       human_bytes(last.media_total, b, sizeof(b)));
+		if (last.error[0])
+			printf(" (%s)", last.error);
+	} else {
+		printf("never");
+	}
+	if (have_media && (!have_scan || media.id != last.id))
+		printf("\n last full: %s", human_time(media.finished, a, sizeof(a)));
+	printf("\n  findings: open %d, refetched %d, repaired %d, ignored %d, resolved %d\n",
+	       counts[MAP_STATE_OPEN], counts[MAP_STATE_REFETCHED], counts[MAP_STATE_REPAIRED],
+	       counts[MAP_STATE_IGNORED], counts[MAP_STATE_RESOLVED]);
+	if (s->nkinds) {
+		printf("   by kind:");
+		for (int i = 0; i < s->nkinds; i++)
+			printf(" %s %d%s", s->kinds[i].kind, s->kinds[i].n, i + 1 < s->nkinds ? "," : "");
+		printf("\n");
+	}
+	printf("    action: ");
+	if (s->files)
+		printf("restore the damaged files from a good copy: 'mapctl files %s', then\n"
+		       "            'mapctl refetch %s --from MIRROR' (or mapctl export --rsync)\n"
+		       "            ", fs->mountpoint, fs->mountpoint);
+	if (s->metadata)
+		printf("ask the kernel to rebuild damaged metadata: 'mapctl repair %s'\n"
+		       "            ", fs->mountpoint);
+	if (!open)
+		printf(have_media ? "none\n" : "run 'mapctl scan %s'\n", fs->mountpoint);
+	else
+		printf("then 'mapctl scan %s' to confirm\n", fs->mountpoint);
+	printf("\n");
+	return 0;
+}
+
+static int run(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct map_store *st;
+	struct map_store_fs one;
+	struct json j;
+	int64_t fs_id = 0;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c != 'j')
+			return fail(ctl, 0, "see 'mapctl status --help'");
+		ctl->json = true;
+	}
+	rc = open_store(ctl, false, &st);
+	if (rc)
+		return rc;
+	rc = fs_id_for_path(ctl, st, optind < argc ? argv[optind] : NULL, &fs_id, &one);
+	if (rc) {
+		map_store_close(st);
+		return rc;
+	}
+	struct status s = { .ctl = ctl, .st = st, .j = &j, .worst = EXIT_CLEAN };
+	if (ctl->json) {
+		json_start(&j, stdout);
+		json_arr_open(&j, NULL);
+	}
+	rc = fs_id ? show_fs(&one, &s) : map_store_fs_each(st, show_fs, &s);
+	if (ctl->json) {
+		json_arr_close(&j);
+		json_end(&j);
+	}
+	map_store_close(st);
+	if (rc)
+		return fail(ctl, rc, "reading the database");
+	return s.worst;
+}
+
+const struct command cmd_status = {
+	"status", run, "state of each filesystem: last scan, findings, what to do next",
+	"Usage: mapctl status [--json] [PATH]\n"
+	"\n"
+	"For each recorded filesystem (or the one holding PATH): its state (OK,\n"
+	"DAMAGED, UNVERIFIED: never fully scanned), the last scan (when, how long,\n"
+	"bytes verified), findings by state and kind, and what to do next.\n"
+	"Works for any user who can read the database.\n"
+	"\n"
+	"Options:\n"
+	"  --json       a JSON array of filesystems\n"
+	"  -h, --help   this text\n"
+	"\n"
+	"Exit status: 0 nothing open, 1 open findings, 2 could not run.\n",
+};

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mapctl: helpers shared by the sub-commands. */
+#include <errno.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mapctl.h"
+
+int fail(const struct ctl *ctl, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", ctl->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (err)
+		fprintf(stderr, ": %s", map_strerror(err));
+	fputc('\n', stderr);
+	return EXIT_ERROR;
+}
+
+void warn_msg(const struct ctl *ctl, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: warning: ", ctl->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+bool want_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return false;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return true;
+	}
+	return false;
+}
+
+int print_usage(const struct command *cmd)
+{
+	fputs(cmd->usage, stdout);
+	return EXIT_CLEAN;
+}
+
+int need_root(const struct ctl *ctl, const char *why)
+{
+	if (geteuid() == 0)
+		return 0;
+	return fail(ctl, 0, "%s needs root (the kernel's scrub, GETFSMAP owners and raw "
+		    "device reads are privileged)", why);
+}
+
+int open_store(const struct ctl *ctl, bool write, struct map_store **st)
+{
+	int rc = map_store_open(ctl->db_path, write ? 0 : MAP_STORE_READONLY, st);
+
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOENT && !write)
+		return fail(ctl, 0, "no database at %s yet: run 'mapctl scan' as root first "
+			    "(or give --db)", ctl->db_path);
+	if (rc == -EACCES || rc == -EPERM)
+		return fail(ctl, 0, "cannot %s the database %s: permission denied (it is readable "
+			    "by root and its group)", write ? "write" : "read", ctl->db_path);
+	if (rc == -MAP_EDBCORRUPT || rc == -MAP_EDBSCHEMA)
+		return fail(ctl, rc, "%s (left untouched)", ctl->db_path);
+	return fail(ctl, rc, "cannot open the database %s", ctl->db_path);
+}
+
+int open_fs(const struct ctl *ctl, const char *path, struct map_fs **fs)
+{
+	int rc = map_fs_open(path, fs);
+
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOENT)
+		return fail(ctl, 0, "%s: no such file or folder", path);
+	return fail(ctl, rc, "%s", path);
+}
+
+int fs_id_for_path(const struct ctl *ctl, struct map_store *st, const char *path,
+		   int64_t *fs_id, struct map_store_fs *out)
+{
+	struct map_fs *fs;
+	int rc;
+
+	*fs_id = 0;
+	if (!path)
+		return 0;
+	rc = open_fs(ctl, path, &fs);
+	if (rc)
+		return rc;
+	rc = map_store_fs_by_uuid(st, map_fs_info(fs)->uuid, out);
+	if (rc == -ENOENT) {
+		rc = fail(ctl, 0, "%s (uuid %s) has never been scanned", map_fs_info(fs)->mountpoint,
+			  map_fs_info(fs)->uuid);
+	} else if (rc) {
+		rc = fail(ctl, rc, "reading the database");
+	} else {
+		*fs_id = out->id;
+		/* Show it where it is mounted now. */
+		snprintf(out->mountpoint, sizeof(out->mountpoint), "%s", map_fs_info(fs)->mountpoint);
+	}
+	map_fs_close(fs);
+	return rc;
+}
+
+const char *user_name(void)
+{
+	static char buf[64];
+	uid_t uid = getuid();
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw && uid == 0)
+		snprintf(buf, sizeof(buf), "%s", pw->pw_name);
+	else if (pw)
+		snprintf(buf, sizeof(buf), "%s (uid %u)", pw->pw_name, (unsigned int)uid);
+	else
+		snprintf(buf, sizeof(buf), "uid %u", (unsigned int)uid);
+	return buf;
+}
+
+const char *human_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+const char *human_time(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t == 0) {
+		snprintf(buf, len, "never");
+		return buf;
+	}
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+long long parse_size(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v *= 1024; end++; break;
+	case 'm': case 'M': v *= 1024 * 1024; end++; break;
+	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end)
+		return -1;
+	return (long long)v;
+}
+
+char *join_path(const char *mountpoint, const char *rel)
+{
+	size_t m = strlen(mountpoint);
+	char *p;
+
+	if (m == 1 && mountpoint[0] == '/')
+		m = 0;
+	p = malloc(m + 1 + strlen(rel) + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, mountpoint, m);
+	p[m] = '/';
+	strcpy(p + m + 1, rel);
+	if (!rel[0])
+		p[m ? m : 1] = '\0';	/* the root itself */
+	return p;
+}
+
+void print_path_text(FILE *out, const char *mountpoint, const char *rel)
+{
+	char *full = join_path(mountpoint, rel);
+	char *esc = full ? map_escape_text(full) : NULL;
+
+	fputs(esc ? esc : rel, out);
+	free(esc);
+	free(full);
+}

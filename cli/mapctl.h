@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mapctl: shared pieces of the sub-commands. */
+#ifndef MAPCTL_H
+#define MAPCTL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "map.h"
+
+/* Exit statuses (DESIGN.md): */
+#define EXIT_CLEAN	0	/* no open problems */
+#define EXIT_DAMAGE	1	/* problems found or still open */
+#define EXIT_ERROR	2	/* could not run */
+
+struct ctl {
+	const char *db_path;
+	bool json;
+	bool zero;		/* -0: NUL-separated paths */
+	const char *prog;	/* "mapctl scan" etc., for messages */
+};
+
+struct command {
+	const char *name;
+	int (*run)(struct ctl *ctl, int argc, char **argv);
+	const char *summary;
+	const char *usage;	/* full --help text */
+};
+
+extern const struct command cmd_scan, cmd_status, cmd_files, cmd_locate, cmd_export,
+	cmd_refetch, cmd_repair, cmd_resolve, cmd_ignore, cmd_history, cmd_events;
+
+/* One line on stderr: "mapctl CMD: what: why" (why from map_strerror(err)
+ * when err != 0).  Returns EXIT_ERROR. */
+int fail(const struct ctl *ctl, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void warn_msg(const struct ctl *ctl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse the common options of a sub-command (-h/--help, --json, -0 where
+ * allowed, plus the command's own through getopt_long in each command). */
+bool want_help(int argc, char **argv);
+int print_usage(const struct command *cmd);
+
+/* Stop with a message unless we run as root. */
+int need_root(const struct ctl *ctl, const char *why);
+
+/* Open the store (read-only for listings); clear messages for the usual
+ * problems.  Returns 0 or EXIT_ERROR after saying why. */
+int open_store(const struct ctl *ctl, bool write, struct map_store **st);
+/* Open the XFS filesystem holding @path. */
+int open_fs(const struct ctl *ctl, const char *path, struct map_fs **fs);
+/* The stored filesystem holding @path (it must be mounted), or all when
+ * @path is NULL (*fs_id = 0). */
+int fs_id_for_path(const struct ctl *ctl, struct map_store *st, const char *path,
+		   int64_t *fs_id, struct map_store_fs *out);
+
+/* The invoking user, for the record ("root", "alice (uid 1000)"). */
+const char *user_name(void);
+
+/* Sizes and times for people. */
+const char *human_bytes(uint64_t bytes, char *buf, size_t len);
+const char *human_time(int64_t t, char *buf, size_t len);
+/* Parse "10M", "1.5G", "4096": bytes, or -1. */
+long long parse_size(const char *s);
+
+/* Print a path for people (escaped) or exactly. */
+void print_path_text(FILE *out, const char *mountpoint, const char *rel);
+/* Absolute path: mountpoint + "/" + rel (caller frees). */
+char *join_path(const char *mountpoint, const char *rel);
+
+/* ---- JSON output ---- */
+struct json {
+	FILE *out;
+	int depth;
+	bool first[32];
+};
+void json_start(struct json *j, FILE *out);
+void json_obj_open(struct json *j, const char *key);	/* key NULL inside arrays */
+void json_obj_close(struct json *j);
+void json_arr_open(struct json *j, const char *key);
+void json_arr_close(struct json *j);
+void json_str(struct json *j, const char *key, const char *value);
+void json_int(struct json *j, const char *key, long long value);
+void json_uint(struct json *j, const char *key, unsigned long long value);
+void json_bool(struct json *j, const char *key, bool value);
+void json_double(struct json *j, const char *key, double value);
+void json_null(struct json *j, const char *key);
+void json_end(struct json *j);		/* newline */
+
+/* A finding as a JSON object (key NULL inside arrays). */
+void json_finding(struct json *j, const struct map_finding *f, const char *mountpoint);
+
+#endif

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Findings: what the store records about one damaged thing. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map_internal.h"
+
+void map_finding_init(struct map_finding *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->agno = -1;
+}
+
+void map_finding_clear(struct map_finding *f)
+{
+	for (size_t i = 0; i < f->npaths; i++)
+		free(f->paths[i]);
+	free(f->paths);
+	f->paths = NULL;
+	f->npaths = 0;
+}
+
+int map_finding_add_path(struct map_finding *f, const char *path)
+{
+	char **v = realloc(f->paths, (f->npaths + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	f->paths = v;
+	f->paths[f->npaths] = strdup(path);
+	if (!f->paths[f->npaths])
+		return -ENOMEM;
+	f->npaths++;
+	return 0;
+}
+
+static void scrub_names(char *dst, size_t len, const uint32_t *types, uint32_t n)
+{
+	size_t used = 0;
+
+	dst[0] = '\0';
+	for (uint32_t i = 0; i < n; i++) {
+		const struct map_scrub_type_info *t = map_scrub_type(types[i]);
+		int w = snprintf(dst + used, len - used, "%s%s", used ? "," : "", t ? t->name : "?");
+
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+}
+
+void map_finding_from_owner(struct map_finding *f, const char *source,
+			    const struct map_owner *o, const struct map_paths *p)
+{
+	map_finding_init(f);
+	snprintf(f->source, sizeof(f->source), "%s", source);
+	snprintf(f->kind, sizeof(f->kind), "%s", map_owner_kind_name(o->kind));
+	f->has_range = true;
+	f->physical = o->physical;
+	f->length = o->length;
+	f->ino = o->ino;
+	f->gen = o->gen;
+	f->mode = o->mode;
+	if (p && p->ino == o->ino) {
+		if (!f->gen)
+			f->gen = p->gen;
+		if (!f->mode)
+			f->mode = p->mode;
+		for (size_t i = 0; i < p->npaths; i++)
+			map_finding_add_path(f, p->paths[i]);
+	}
+	switch (o->kind) {
+	case MAP_OWNER_FILE:
+	case MAP_OWNER_DIR:
+	case MAP_OWNER_SYMLINK:
+	case MAP_OWNER_XATTR:
+		f->has_offset = true;
+		f->offset = o->offset;
+		/* fall through */
+	case MAP_OWNER_BMBT:
+		snprintf(f->fork, sizeof(f->fork), "%s",
+			 (o->flags & MAP_OWNER_F_ATTR_FORK) ? "attr" : "data");
+		break;
+	default:
+		break;
+	}
+	f->agno = o->agno;
+	f->flags = o->flags;
+	scrub_names(f->scrub, sizeof(f->scrub), o->scrub, o->nr_scrub);
+}
+
+/* The owner kind whose damage a scrub type reports. */
+static const char *scrub_kind(uint32_t type)
+{
+	switch (type) {
+	case XFS_SCRUB_TYPE_SB:
+	case XFS_SCRUB_TYPE_AGF:
+	case XFS_SCRUB_TYPE_AGFL:
+	case XFS_SCRUB_TYPE_AGI:
+		return map_owner_kind_name(MAP_OWNER_FS_HEADERS);
+	case XFS_SCRUB_TYPE_BNOBT:
+	case XFS_SCRUB_TYPE_CNTBT:
+	case XFS_SCRUB_TYPE_RMAPBT:
+		return map_owner_kind_name(MAP_OWNER_AG_BTREES);
+	case XFS_SCRUB_TYPE_INOBT:
+	case XFS_SCRUB_TYPE_FINOBT:
+		return map_owner_kind_name(MAP_OWNER_INOBT);
+	case XFS_SCRUB_TYPE_REFCNTBT:
+		return map_owner_kind_name(MAP_OWNER_REFCOUNTBT);
+	case XFS_SCRUB_TYPE_INODE:
+		return map_owner_kind_name(MAP_OWNER_INODE);
+	case XFS_SCRUB_TYPE_BMBTD:
+	case XFS_SCRUB_TYPE_BMBTA:
+	case XFS_SCRUB_TYPE_BMBTC:
+		return map_owner_kind_name(MAP_OWNER_BMBT);
+	case XFS_SCRUB_TYPE_DIR:
+	case XFS_SCRUB_TYPE_PARENT:
+	case XFS_SCRUB_TYPE_DIRTREE:
+		return map_owner_kind_name(MAP_OWNER_DIR);
+	case XFS_SCRUB_TYPE_XATTR:
+		return map_owner_kind_name(MAP_OWNER_XATTR);
+	case XFS_SCRUB_TYPE_SYMLINK:
+		return map_owner_kind_name(MAP_OWNER_SYMLINK);
+	default:
+		return "summary";
+	}
+}
+
+void map_finding_from_scrub(struct map_finding *f, const struct map_scrub_result *r)
+{
+	const struct map_scrub_type_info *t = map_scrub_type(r->type);
+	char flags[96];
+
+	map_finding_init(f);
+	snprintf(f->source, sizeof(f->source), "scrub");
+	snprintf(f->kind, sizeof(f->kind), "%s", scrub_kind(r->type));
+	snprintf(f->scrub, sizeof(f->scrub), "%s", t ? t->name : "?");
+	if (t && t->scope == MAP_SCOPE_AG)
+		f->agno = r->agno;
+	if (t && t->scope == MAP_SCOPE_INODE) {
+		f->ino = r->ino;
+		f->gen = r->gen;
+	}
+	if (r->error)
+		snprintf(f->detail, sizeof(f->detail), "error: %s", map_strerror(r->error));
+	else
+		snprintf(f->detail, sizeof(f->detail), "%s",
+			 map_scrub_oflags_str(r->oflags, flags, sizeof(flags)));
+}

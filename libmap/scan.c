@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Scan: the whole pipeline for one filesystem, recorded in the store with
+ * checkpoints.  Metadata first (the kernel's scrub of every object), then
+ * media (every written byte read), each bad range mapped to its owners and
+ * their paths before the checkpoint that moves past it is saved, so an
+ * interrupted scan resumes without losing or repeating anything.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "map_internal.h"
+
+#define DEFAULT_CHECKPOINT_SECS 2
+#define SCRUB_COMMIT_EVERY 1000
+
+struct scan {
+	struct map_store *st;
+	struct map_fs *fs;
+	const struct map_scan_opts *opts;
+	struct map_scan_result *res;
+	struct map_scan_row row;
+	double t0;			/* this run's start */
+	double seconds_before;		/* time spent by earlier runs */
+	double last_checkpoint;
+	volatile int stop;		/* 1 cancelled, 2 unmounted */
+	int error;			/* first store error during media */
+	/* metadata phase */
+	uint64_t objects_in_txn;
+	uint64_t *scrub_inos;		/* inode-scoped findings, for paths */
+	int64_t *scrub_ids;		/*   and their finding ids */
+	size_t nscrub_inos;
+	/* media phase: bad ranges not yet recorded */
+	struct map_range_list pending;
+	uint64_t bad_ranges;
+	uint64_t done_before;		/* bytes verified by earlier runs */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the lock ---- */
+
+int map_scan_lock(struct map_store *st, const char *uuid, int *holder_pid)
+{
+	char path[4200];
+	char buf[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.%s.lock", map_store_path(st), uuid);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		if (holder_pid)
+			*holder_pid = n > 0 ? (buf[n] = '\0', atoi(buf)) : 0;
+		close(fd);
+		return err;
+	}
+	int len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)len, 0) < 0) {
+		/* the pid is only informative */
+	}
+	return fd;
+}
+
+/* ---- findings ---- */
+
+static int record(struct scan *s, struct map_finding *f)
+{
+	bool is_new = false;
+	int rc;
+
+	f->fs_id = s->res->fs_id;
+	rc = map_store_finding_record(s->st, s->row.id, f, &is_new);
+	if (rc)
+		return rc;
+	if (is_new)
+		s->res->new_findings++;
+	else
+		s->res->seen_findings++;
+	if (s->opts->found)
+		s->opts->found(f, is_new, s->opts->arg);
+	return 0;
+}
+
+int map_locate_paths(struct map_fs *fs, uint64_t start, uint64_t length,
+		     struct map_owner_list *owners, struct map_paths **paths)
+{
+	uint64_t *inos;
+	int rc;
+
+	*paths = NULL;
+	rc = map_locate(fs, start, length, owners);
+	if (rc)
+		return rc;
+	inos = calloc(owners->n + 1, sizeof(*inos));
+	if (!inos)
+		return -ENOMEM;
+	for (size_t i = 0; i < owners->n; i++)
+		inos[i] = owners->v[i].ino;
+	rc = map_resolve_paths(fs, inos, owners->n, paths, NULL);
+	free(inos);
+	return rc;
+}
+
+/* Map the pending bad ranges to owners and paths and record them. */
+static int record_pending(struct scan *s)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < s->pending.n && rc == 0; i++) {
+		struct map_owner_list owners = { 0 };
+		struct map_paths *paths = NULL;
+
+		rc = map_locate_paths(s->fs, s->pending.v[i].start, s->pending.v[i].length, &owners,
+				      &paths);
+		for (size_t k = 0; rc == 0 && k < owners.n; k++) {
+			struct map_finding f;
+
+			if (owners.v[k].kind == MAP_OWNER_INODES && owners.n > 1)
+				continue;	/* its inodes are recorded one by one */
+			map_finding_from_owner(&f, "media", &owners.v[k], paths ? &paths[k] : NULL);
+			rc = record(s, &f);
+			map_finding_clear(&f);
+		}
+		map_paths_free(paths, owners.n);
+		map_owner_list_free(&owners);
+	}
+	s->pending.n = 0;
+	return rc;
+}
+
+static void save_row(struct scan *s)
+{
+	s->row.seconds = s->seconds_before + (now_s() - s->t0);
+	int rc = map_store_scan_update(s->st, &s->row);
+	if (rc && !s->error)
+		s->error = rc;
+}
+
+/* ---- metadata ---- */
+
+static bool scrub_is_damage(const struct map_scrub_result *r)
+{
+	/* HEALTHY only sums up what the other types already reported. */
+	if (r->type == XFS_SCRUB_TYPE_HEALTHY)
+		return false;
+	if (r->error)
+		return r->error != -ENOENT && r->error != -ECANCELED && r->error != -EBUSY;
+	return r->oflags & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT);
+}
+
+static int on_scrub(const struct map_scrub_result *r, void *arg)
+{
+	struct scan *s = arg;
+	int rc = 0;
+
+	s->row.objects++;
+	if (scrub_is_damage(r)) {
+		struct map_finding f;
+
+		map_finding_from_scrub(&f, r);
+		rc = record(s, &f);
+		map_finding_clear(&f);
+		if (rc == 0 && f.ino) {
+			uint64_t *v = realloc(s->scrub_inos, (s->nscrub_inos + 1) * sizeof(*v));
+			int64_t *w = v ? realloc(s->scrub_ids, (s->nscrub_inos + 1) * sizeof(*w)) : NULL;
+
+			if (v)
+				s->scrub_inos = v;
+			if (!w)
+				return -ENOMEM;
+			s->scrub_ids = w;
+			s->scrub_ids[s->nscrub_inos] = f.id;
+			s->scrub_inos[s->nscrub_inos++] = f.ino;
+		}
+	}
+	if (rc == 0 && ++s->objects_in_txn >= SCRUB_COMMIT_EVERY) {
+		s->objects_in_txn = 0;
+		save_row(s);
+		rc = map_store_commit(s->st);
+		if (rc == 0)
+			rc = map_store_begin(s->st);
+	}
+	return rc;
+}
+
+static void on_scrub_progress(uint64_t done, uint64_t total, void *arg)
+{
+	struct scan *s = arg;
+	struct map_scan_progress p = { "metadata", done, total, 0, now_s() - s->t0 };
+
+	if (s->opts->progress)
+		s->opts->progress(&p, s->opts->arg);
+}
+
+/* Give the inode-scoped scrub findings their paths. */
+static int name_scrub_findings(struct scan *s)
+{
+	struct map_paths *paths = NULL;
+	int rc;
+
+	if (s->nscrub_inos == 0)
+		return 0;
+	rc = map_resolve_paths(s->fs, s->scrub_inos, s->nscrub_inos, &paths, NULL);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < s->nscrub_inos && rc == 0; i++)
+		if (paths[i].npaths)
+			rc = map_store_finding_set_paths(s->st, s->scrub_ids[i], paths[i].paths,
+							 paths[i].npaths);
+	map_paths_free(paths, s->nscrub_inos);
+	return rc;
+}
+
+static int metadata_phase(struct scan *s)
+{
+	struct map_scrub_opts so = {
+		.progress = on_scrub_progress,
+		.cancel = s->opts->cancel,
+		.arg = s,
+	};
+	int rc, resolved = 0;
+
+	s->row.objects = 0;
+	rc = map_store_begin(s->st);
+	if (rc)
+		return rc;
+	rc = map_scrub_fs(s->fs, &so, on_scrub, s, &s->res->scrub);
+	if (rc == 0)
+		rc = name_scrub_findings(s);
+	if (rc == 0)
+		rc = map_store_resolve_unseen(s->st, s->res->fs_id, s->row.id, "scrub", &resolved);
+	if (rc == 0) {
+		s->res->resolved += resolved;
+		snprintf(s->row.phase, sizeof(s->row.phase), "%s", s->row.do_media ? "media" : "done");
+		save_row(s);
+		rc = s->error ? s->error : map_store_commit(s->st);
+	}
+	if (rc)
+		map_store_rollback(s->st);
+	return rc;
+}
+
+/* ---- media ---- */
+
+static void on_bad(uint64_t start, uint64_t length, int error, void *arg)
+{
+	struct scan *s = arg;
+
+	(void)error;
+	s->bad_ranges++;
+	if (map_range_add(&s->pending, start, length) && !s->error)
+		s->error = -ENOMEM;
+}
+
+/* Called under the verifier's lock, so bad ranges and checkpoints never race. */
+static void on_media_progress(uint64_t done, uint64_t total, uint64_t position, void *arg)
+{
+	struct scan *s = arg;
+	double t = now_s();
+	struct map_scan_progress p = { "media", s->done_before + done,
+				       s->done_before + total, s->bad_ranges, t - s->t0 };
+
+	if (s->opts->progress)
+		s->opts->progress(&p, s->opts->arg);
+	if (!s->stop && map_cancelled(s->opts->cancel))
+		s->stop = 1;
+	unsigned int every = s->opts->checkpoint_secs ? s->opts->checkpoint_secs :
+							 DEFAULT_CHECKPOINT_SECS;
+	if (t - s->last_checkpoint < every && done < total && !s->stop)
+		return;
+	s->last_checkpoint = t;
+	if (!s->stop && map_fs_check_mounted(s->fs) != 0)
+		s->stop = 2;
+
+	/* Everything below position is verified and its bad ranges are in
+	 * pending: record them and the new position in one transaction. */
+	int rc = map_store_begin(s->st);
+	if (rc == 0)
+		rc = record_pending(s);
+	if (rc == 0) {
+		s->row.media_position = position;
+		s->row.media_done = s->done_before + done;
+		save_row(s);
+		rc = s->error ? s->error : map_store_commit(s->st);
+	}
+	if (rc) {
+		map_store_rollback(s->st);
+		if (!s->error)
+			s->error = rc;
+		s->stop = 1;
+	}
+}
+
+static int media_phase(struct scan *s)
+{
+	struct map_range_list ranges = { 0 };
+	struct map_verify_opts vo = {
+		.io_size = s->opts->io_size,
+		.inflight = s->opts->inflight,
+		.ioprio_class = s->opts->ioprio_class,
+		.ioprio_level = s->opts->ioprio_level,
+		.rate = s->opts->rate,
+		.progress = on_media_progress,
+		.bad = on_bad,
+		.cancel = &s->stop,
+		.arg = s,
+	};
+	int rc, resolved = 0;
+
+	rc = map_written_ranges(s->fs, &ranges);
+	if (rc)
+		return rc;
+	s->row.media_total = map_range_total(&ranges);
+	if (s->row.media_position) {
+		map_range_clip_below(&ranges, s->row.media_position);
+		s->res->resumed_at = s->row.media_position;
+	}
+	s->done_before = s->row.media_total - map_range_total(&ranges);
+	s->last_checkpoint = now_s();
+	rc = map_verify_media(s->fs, &ranges, &vo, &s->res->verify);
+	map_range_free(&ranges);
+	if (s->error)
+		return s->error;
+	if (rc == -MAP_ECANCELED && s->stop == 2)
+		return -MAP_EUNMOUNTED;
+	if (rc)
+		return rc;
+
+	/* Every written byte has been read (over one or more runs). */
+	rc = map_store_begin(s->st);
+	if (rc == 0)
+		rc = map_store_resolve_unseen(s->st, s->res->fs_id, s->row.id, "media", &resolved);
+	if (rc == 0) {
+		s->res->resolved += resolved;
+		snprintf(s->row.phase, sizeof(s->row.phase), "done");
+		save_row(s);
+		rc = map_store_commit(s->st);
+	}
+	if (rc)
+		map_store_rollback(s->st);
+	return rc;
+}
+
+/* ---- the scan ---- */
+
+static int start_or_resume(struct scan *s, bool do_metadata, bool do_media)
+{
+	struct map_scan_row last;
+	int rc = map_store_scan_latest(s->st, s->res->fs_id, &last);
+
+	if (rc == 0 && !s->opts->restart &&
+	    (strcmp(last.state, "running") == 0 || strcmp(last.state, "interrupted") == 0) &&
+	    last.do_metadata == do_metadata && last.do_media == do_media) {
+		/* We hold the scan lock, so a "running" one died with its process. */
+		s->row = last;
+		s->row.runs++;
+		s->seconds_before = last.seconds;
+		s->res->resumed = true;
+	} else {
+		if (rc == 0 && (strcmp(last.state, "running") == 0 ||
+				strcmp(last.state, "interrupted") == 0)) {
+			/* Superseded by this new scan. */
+			snprintf(last.state, sizeof(last.state), "interrupted");
+			snprintf(last.error, sizeof(last.error), "superseded by scan that followed");
+			map_store_scan_update(s->st, &last);
+		}
+		memset(&s->row, 0, sizeof(s->row));
+		s->row.fs_id = s->res->fs_id;
+		s->row.do_metadata = do_metadata;
+		s->row.do_media = do_media;
+		s->row.started = (int64_t)time(NULL);
+		s->row.runs = 1;
+		snprintf(s->row.phase, sizeof(s->row.phase), "%s", do_metadata ? "metadata" : "media");
+	}
+	snprintf(s->row.state, sizeof(s->row.state), "running");
+	s->row.pid = (int)getpid();
+	s->row.error[0] = '\0';
+	snprintf(s->row.user, sizeof(s->row.user), "%s", s->opts->user ? s->opts->user : "");
+	if (s->res->resumed)
+		rc = map_store_scan_update(s->st, &s->row);
+	else
+		rc = map_store_scan_insert(s->st, &s->row);
+	s->res->scan_id = s->row.id;
+	return rc;
+}
+
+int map_scan(struct map_store *st, struct map_fs *fs, const struct map_scan_opts *opts,
+	     struct map_scan_result *res, int *holder_pid)
+{
+	const struct map_fs_info *info = map_fs_info(fs);
+	bool do_metadata = opts->metadata || !opts->media;
+	bool do_media = opts->media || !opts->metadata;
+	struct scan s;
+	int counts[MAP_STATE_NR];
+	int lock, rc;
+
+	memset(res, 0, sizeof(*res));
+	memset(&s, 0, sizeof(s));
+	s.st = st;
+	s.fs = fs;
+	s.opts = opts;
+	s.res = res;
+	s.t0 = now_s();
+
+	rc = map_store_fs_upsert(st, info, &res->fs_id);
+	if (rc)
+		return rc;
+	lock = map_scan_lock(st, info->uuid, holder_pid);
+	if (lock < 0)
+		return lock;
+	rc = start_or_resume(&s, do_metadata, do_media);
+	if (rc)
+		goto out;
+
+	if (do_metadata && strcmp(s.row.phase, "metadata") == 0)
+		rc = metadata_phase(&s);
+	if (rc == 0 && do_media && strcmp(s.row.phase, "media") == 0)
+		rc = media_phase(&s);
+
+	if (rc == 0) {
+		snprintf(s.row.state, sizeof(s.row.state), "complete");
+		s.row.finished = (int64_t)time(NULL);
+	} else if (rc == -MAP_ECANCELED || rc == -MAP_EUNMOUNTED) {
+		snprintf(s.row.state, sizeof(s.row.state), "interrupted");
+		snprintf(s.row.error, sizeof(s.row.error), "%s", map_strerror(rc));
+	} else {
+		snprintf(s.row.state, sizeof(s.row.state), "failed");
+		snprintf(s.row.error, sizeof(s.row.error), "%s", map_strerror(rc));
+	}
+	s.error = 0;
+	save_row(&s);
+
+	struct map_action a = { .fs_id = res->fs_id };
+	snprintf(a.action, sizeof(a.action), "scan");
+	snprintf(a.user, sizeof(a.user), "%s", s.row.user);
+	snprintf(a.outcome, sizeof(a.outcome), "%s", s.row.state);
+	snprintf(a.detail, sizeof(a.detail), "scan %lld%s: %d new, %d seen again, %d resolved%s%s",
+		 (long long)s.row.id, res->resumed ? " (resumed)" : "", res->new_findings,
+		 res->seen_findings, res->resolved, s.row.error[0] ? "; " : "", s.row.error);
+	map_store_action_add(st, &a);
+
+	if (map_store_count(st, res->fs_id, counts) == 0)
+		res->open = counts[MAP_STATE_OPEN];
+out:
+	map_range_free(&s.pending);
+	free(s.scrub_inos);
+	free(s.scrub_ids);
+	close(lock);
+	return rc;
+}

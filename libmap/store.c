@@ -1,0 +1,949 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Store: the SQLite database of filesystems, scans, findings, actions and
+ * events.  WAL mode, foreign keys, a busy timeout; migrations from sql/
+ * applied in one transaction; a file that is not ours is never written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "map_internal.h"
+#include "map_store_sql.h"
+
+#define MAPPER_APPLICATION_ID	0x4d415052	/* "MAPR" */
+#define BUSY_TIMEOUT_MS		10000
+
+struct map_store {
+	sqlite3 *db;
+	bool readonly;
+	char *path;
+};
+
+const char *map_store_path(const struct map_store *st)
+{
+	return st->path;
+}
+
+const char *map_store_default_path(void)
+{
+	const char *env = getenv("MAPPER_DB");
+
+	return env && *env ? env : "/var/lib/mapper/mapper.db";
+}
+
+/* SQLite result codes to our errors. */
+static int db_err(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return 0;
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		return -MAP_EDBCORRUPT;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_CANTOPEN:
+		return -ENOENT;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_CONSTRAINT:
+		return -EEXIST;
+	default:
+		return -EIO;
+	}
+}
+
+static int exec(struct map_store *st, const char *sql)
+{
+	return db_err(sqlite3_exec(st->db, sql, NULL, NULL, NULL));
+}
+
+static int prepare(struct map_store *st, const char *sql, sqlite3_stmt **stmt)
+{
+	return db_err(sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL));
+}
+
+/* One integer from a query such as a PRAGMA. */
+static int query_int(struct map_store *st, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st, sql, &stmt);
+
+	if (rc)
+		return rc;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(stmt, 0);
+		rc = 0;
+	} else {
+		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+	}
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+static int migrate(struct map_store *st, int64_t version)
+{
+	char sql[128];
+	int rc = exec(st, "BEGIN IMMEDIATE");
+
+	if (rc)
+		return rc;
+	/* Someone may have migrated while we waited for the lock. */
+	rc = query_int(st, "PRAGMA user_version", &version);
+	for (int i = 0; rc == 0 && i < map_migration_count; i++) {
+		if (map_migrations[i].version <= version)
+			continue;
+		rc = exec(st, map_migrations[i].sql);
+		if (rc == 0) {
+			snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+				 map_migrations[i].version);
+			rc = exec(st, sql);
+		}
+	}
+	if (rc == 0) {
+		snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", MAPPER_APPLICATION_ID);
+		rc = exec(st, sql);
+	}
+	if (rc == 0)
+		rc = exec(st, "COMMIT");
+	if (rc)
+		exec(st, "ROLLBACK");
+	return rc;
+}
+
+/* Create the file ourselves so it gets mode 0640 whatever the umask. */
+static int create_file(const char *path)
+{
+	char dir[4096];
+	char *slash;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return -errno;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : -errno;
+	fchmod(fd, 0640);
+	close(fd);
+	return 0;
+}
+
+int map_store_open(const char *path, unsigned int flags, struct map_store **out)
+{
+	struct map_store *st;
+	bool readonly = flags & MAP_STORE_READONLY;
+	int64_t app_id = 0, version = 0, tables = 0;
+	struct stat sb;
+	int rc;
+
+	*out = NULL;
+	if (stat(path, &sb) != 0) {
+		if (errno != ENOENT || readonly)
+			return -errno;
+		rc = create_file(path);
+		if (rc)
+			return rc;
+	} else if (!S_ISREG(sb.st_mode)) {
+		return -MAP_EDBCORRUPT;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->readonly = readonly;
+	st->path = strdup(path);
+	if (!st->path) {
+		free(st);
+		return -ENOMEM;
+	}
+	rc = sqlite3_open_v2(path, &st->db,
+			     readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, NULL);
+	if (rc != SQLITE_OK) {
+		rc = db_err(rc);
+		goto fail;
+	}
+	sqlite3_extended_result_codes(st->db, 0);
+	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+
+	/* Is it ours?  Reading the header also catches files that are not
+	 * SQLite at all (SQLITE_NOTADB). */
+	rc = query_int(st, "PRAGMA application_id", &app_id);
+	if (!rc)
+		rc = query_int(st, "PRAGMA user_version", &version);
+	if (!rc)
+		rc = query_int(st, "SELECT count(*) FROM sqlite_master", &tables);
+	if (rc)
+		goto fail;
+	if (app_id != MAPPER_APPLICATION_ID && (app_id != 0 || tables != 0 || version != 0)) {
+		rc = -MAP_EDBCORRUPT;	/* someone else's database */
+		goto fail;
+	}
+	if (version > map_migrations[map_migration_count - 1].version) {
+		rc = -MAP_EDBSCHEMA;
+		goto fail;
+	}
+	if (readonly) {
+		if (version == 0) {
+			rc = -ENOENT;	/* nothing recorded yet */
+			goto fail;
+		}
+	} else {
+		rc = exec(st, "PRAGMA journal_mode = WAL");
+		if (!rc)
+			rc = exec(st, "PRAGMA synchronous = FULL");
+		if (!rc && version < map_migrations[map_migration_count - 1].version)
+			rc = migrate(st, version);
+		if (rc)
+			goto fail;
+	}
+	rc = exec(st, "PRAGMA foreign_keys = ON");
+	if (rc)
+		goto fail;
+	*out = st;
+	return 0;
+fail:
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+	return rc;
+}
+
+void map_store_close(struct map_store *st)
+{
+	if (!st)
+		return;
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+int map_store_version(struct map_store *st)
+{
+	int64_t v = 0;
+
+	query_int(st, "PRAGMA user_version", &v);
+	return (int)v;
+}
+
+int map_store_begin(struct map_store *st)
+{
+	return exec(st, "BEGIN IMMEDIATE");
+}
+
+int map_store_commit(struct map_store *st)
+{
+	return exec(st, "COMMIT");
+}
+
+void map_store_rollback(struct map_store *st)
+{
+	exec(st, "ROLLBACK");
+}
+
+int map_store_check(struct map_store *st)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st, "PRAGMA integrity_check", &stmt);
+
+	if (rc)
+		return rc;
+	rc = -MAP_EDBCORRUPT;
+	if (sqlite3_step(stmt) == SQLITE_ROW &&
+	    strcmp((const char *)sqlite3_column_text(stmt, 0), "ok") == 0)
+		rc = 0;
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+/* ---- column helpers ---- */
+
+static void col_str(sqlite3_stmt *stmt, int col, char *dst, size_t len)
+{
+	const unsigned char *v = sqlite3_column_text(stmt, col);
+
+	snprintf(dst, len, "%s", v ? (const char *)v : "");
+}
+
+static void bind_str(sqlite3_stmt *stmt, int col, const char *s)
+{
+	sqlite3_bind_text(stmt, col, s, -1, SQLITE_TRANSIENT);
+}
+
+/* Run a prepared statement that returns no rows, then finalize it. */
+static int run(sqlite3_stmt *stmt)
+{
+	int rc = sqlite3_step(stmt);
+
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : db_err(rc);
+}
+
+static int64_t now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+/* ---- filesystems ---- */
+
+int map_store_fs_upsert(struct map_store *st, const struct map_fs_info *info, int64_t *fs_id)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st,
+		"INSERT INTO filesystems (uuid, label, mountpoint, device, model, serial, wwn, "
+		"  blocksize, agcount, datablocks, rmapbt, reflink, parent, first_seen, last_seen) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14) "
+		"ON CONFLICT (uuid) DO UPDATE SET label = ?2, mountpoint = ?3, device = ?4, "
+		"  model = ?5, serial = ?6, wwn = ?7, blocksize = ?8, agcount = ?9, "
+		"  datablocks = ?10, rmapbt = ?11, reflink = ?12, parent = ?13, last_seen = ?14 "
+		"RETURNING id", &stmt);
+
+	if (rc)
+		return rc;
+	bind_str(stmt, 1, info->uuid);
+	bind_str(stmt, 2, info->label);
+	bind_str(stmt, 3, info->mountpoint);
+	bind_str(stmt, 4, info->device);
+	bind_str(stmt, 5, info->model);
+	bind_str(stmt, 6, info->serial);
+	bind_str(stmt, 7, info->wwn);
+	sqlite3_bind_int64(stmt, 8, info->geo.blocksize);
+	sqlite3_bind_int64(stmt, 9, info->geo.agcount);
+	sqlite3_bind_int64(stmt, 10, (int64_t)info->geo.datablocks);
+	sqlite3_bind_int(stmt, 11, info->geo.rmapbt);
+	sqlite3_bind_int(stmt, 12, info->geo.reflink);
+	sqlite3_bind_int(stmt, 13, info->geo.parent);
+	sqlite3_bind_int64(stmt, 14, now());
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*fs_id = sqlite3_column_int64(stmt, 0);
+		rc = 0;
+	} else {
+		rc = db_err(rc);
+	}
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+#define FS_COLUMNS "id, uuid, label, mountpoint, device, model, serial, wwn, blocksize, " \
+		   "agcount, datablocks, rmapbt, reflink, parent, first_seen, last_seen"
+
+static void fs_from_row(sqlite3_stmt *stmt, struct map_store_fs *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->id = sqlite3_column_int64(stmt, 0);
+	col_str(stmt, 1, f->uuid, sizeof(f->uuid));
+	col_str(stmt, 2, f->label, sizeof(f->label));
+	col_str(stmt, 3, f->mountpoint, sizeof(f->mountpoint));
+	col_str(stmt, 4, f->device, sizeof(f->device));
+	col_str(stmt, 5, f->model, sizeof(f->model));
+	col_str(stmt, 6, f->serial, sizeof(f->serial));
+	col_str(stmt, 7, f->wwn, sizeof(f->wwn));
+	f->blocksize = (uint32_t)sqlite3_column_int64(stmt, 8);
+	f->agcount = (uint32_t)sqlite3_column_int64(stmt, 9);
+	f->datablocks = (uint64_t)sqlite3_column_int64(stmt, 10);
+	f->rmapbt = sqlite3_column_int(stmt, 11);
+	f->reflink = sqlite3_column_int(stmt, 12);
+	f->parent = sqlite3_column_int(stmt, 13);
+	f->first_seen = sqlite3_column_int64(stmt, 14);
+	f->last_seen = sqlite3_column_int64(stmt, 15);
+}
+
+static int fs_one(struct map_store *st, const char *sql, int64_t id, const char *uuid,
+		  struct map_store_fs *out)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st, sql, &stmt);
+
+	if (rc)
+		return rc;
+	if (uuid)
+		bind_str(stmt, 1, uuid);
+	else
+		sqlite3_bind_int64(stmt, 1, id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		fs_from_row(stmt, out);
+		rc = 0;
+	} else {
+		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+	}
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int map_store_fs_get(struct map_store *st, int64_t fs_id, struct map_store_fs *out)
+{
+	return fs_one(st, "SELECT " FS_COLUMNS " FROM filesystems WHERE id = ?1", fs_id, NULL, out);
+}
+
+int map_store_fs_by_uuid(struct map_store *st, const char *uuid, struct map_store_fs *out)
+{
+	return fs_one(st, "SELECT " FS_COLUMNS " FROM filesystems WHERE uuid = ?1", 0, uuid, out);
+}
+
+int map_store_fs_each(struct map_store *st, int (*fn)(const struct map_store_fs *, void *),
+		      void *arg)
+{
+	sqlite3_stmt *stmt;
+	struct map_store_fs f;
+	int rc = prepare(st, "SELECT " FS_COLUMNS " FROM filesystems ORDER BY id", &stmt);
+
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		fs_from_row(stmt, &f);
+		rc = fn(&f, arg);
+		if (rc)
+			break;
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+}
+
+/* ---- scans ---- */
+
+#define SCAN_COLUMNS "id, fs_id, state, phase, do_metadata, do_media, started, " \
+		     "coalesce(finished, 0), seconds, media_position, media_total, media_done, " \
+		     "objects, runs, pid, user, error"
+
+static void scan_from_row(sqlite3_stmt *stmt, struct map_scan_row *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->id = sqlite3_column_int64(stmt, 0);
+	s->fs_id = sqlite3_column_int64(stmt, 1);
+	col_str(stmt, 2, s->state, sizeof(s->state));
+	col_str(stmt, 3, s->phase, sizeof(s->phase));
+	s->do_metadata = sqlite3_column_int(stmt, 4);
+	s->do_media = sqlite3_column_int(stmt, 5);
+	s->started = sqlite3_column_int64(stmt, 6);
+	s->finished = sqlite3_column_int64(stmt, 7);
+	s->seconds = sqlite3_column_double(stmt, 8);
+	s->media_position = (uint64_t)sqlite3_column_int64(stmt, 9);
+	s->media_total = (uint64_t)sqlite3_column_int64(stmt, 10);
+	s->media_done = (uint64_t)sqlite3_column_int64(stmt, 11);
+	s->objects = (uint64_t)sqlite3_column_int64(stmt, 12);
+	s->runs = sqlite3_column_int(stmt, 13);
+	s->pid = sqlite3_column_int(stmt, 14);
+	col_str(stmt, 15, s->user, sizeof(s->user));
+	col_str(stmt, 16, s->error, sizeof(s->error));
+}
+
+static int scan_one(struct map_store *st, const char *sql, int64_t fs_id, struct map_scan_row *out)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st, sql, &stmt);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, fs_id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		scan_from_row(stmt, out);
+		rc = 0;
+	} else {
+		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+	}
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int map_store_scan_latest(struct map_store *st, int64_t fs_id, struct map_scan_row *out)
+{
+	return scan_one(st, "SELECT " SCAN_COLUMNS " FROM scans WHERE fs_id = ?1 "
+			"ORDER BY id DESC LIMIT 1", fs_id, out);
+}
+
+int map_store_scan_last_complete(struct map_store *st, int64_t fs_id, struct map_scan_row *out)
+{
+	return scan_one(st, "SELECT " SCAN_COLUMNS " FROM scans WHERE fs_id = ?1 AND "
+			"state = 'complete' AND do_media ORDER BY id DESC LIMIT 1", fs_id, out);
+}
+
+static void bind_scan(sqlite3_stmt *stmt, const struct map_scan_row *s)
+{
+	sqlite3_bind_int64(stmt, 1, s->fs_id);
+	bind_str(stmt, 2, s->state);
+	bind_str(stmt, 3, s->phase);
+	sqlite3_bind_int(stmt, 4, s->do_metadata);
+	sqlite3_bind_int(stmt, 5, s->do_media);
+	sqlite3_bind_int64(stmt, 6, s->started);
+	if (s->finished)
+		sqlite3_bind_int64(stmt, 7, s->finished);
+	else
+		sqlite3_bind_null(stmt, 7);
+	sqlite3_bind_double(stmt, 8, s->seconds);
+	sqlite3_bind_int64(stmt, 9, (int64_t)s->media_position);
+	sqlite3_bind_int64(stmt, 10, (int64_t)s->media_total);
+	sqlite3_bind_int64(stmt, 11, (int64_t)s->media_done);
+	sqlite3_bind_int64(stmt, 12, (int64_t)s->objects);
+	sqlite3_bind_int(stmt, 13, s->runs);
+	sqlite3_bind_int(stmt, 14, s->pid);
+	bind_str(stmt, 15, s->user);
+	bind_str(stmt, 16, s->error);
+}
+
+int map_store_scan_insert(struct map_store *st, struct map_scan_row *row)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st,
+		"INSERT INTO scans (fs_id, state, phase, do_metadata, do_media, started, finished, "
+		"  seconds, media_position, media_total, media_done, objects, runs, pid, user, "
+		"  error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+		"  ?15, ?16)", &stmt);
+
+	if (rc)
+		return rc;
+	bind_scan(stmt, row);
+	rc = run(stmt);
+	if (rc == 0)
+		row->id = sqlite3_last_insert_rowid(st->db);
+	return rc;
+}
+
+int map_store_scan_update(struct map_store *st, const struct map_scan_row *row)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st,
+		"UPDATE scans SET fs_id = ?1, state = ?2, phase = ?3, do_metadata = ?4, "
+		"  do_media = ?5, started = ?6, finished = ?7, seconds = ?8, media_position = ?9, "
+		"  media_total = ?10, media_done = ?11, objects = ?12, runs = ?13, pid = ?14, "
+		"  user = ?15, error = ?16 WHERE id = ?17", &stmt);
+
+	if (rc)
+		return rc;
+	bind_scan(stmt, row);
+	sqlite3_bind_int64(stmt, 17, row->id);
+	return run(stmt);
+}
+
+/* ---- findings ---- */
+
+static const char *const state_names[MAP_STATE_NR] = {
+	"open", "refetched", "repaired", "ignored", "resolved",
+};
+
+const char *map_state_name(enum map_finding_state state)
+{
+	return (unsigned int)state < MAP_STATE_NR ? state_names[state] : "?";
+}
+
+int map_state_from_name(const char *name)
+{
+	for (int i = 0; i < MAP_STATE_NR; i++)
+		if (strcmp(state_names[i], name) == 0)
+			return i;
+	return -ENOENT;
+}
+
+/*
+ * What makes a finding the same one in a later scan: the source, what it is,
+ * which inode and where in it, and where on the device.  Not the generation,
+ * which may only become known later.
+ */
+static void finding_key(const struct map_finding *f, char *key, size_t len)
+{
+	snprintf(key, len, "%s|%s|%s|%llu|%s|%lld|%s|%lld|%lld|%lld", f->source, f->kind,
+		 f->scrub, (unsigned long long)f->ino, f->fork,
+		 f->has_offset ? (long long)f->offset : -1LL, f->has_range ? "r" : "-",
+		 f->has_range ? (long long)f->physical : -1LL,
+		 f->has_range ? (long long)f->length : -1LL, (long long)f->agno);
+}
+
+int map_store_finding_set_paths(struct map_store *st, int64_t id, char *const *paths, size_t n)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (n == 0)
+		return 0;	/* keep what an earlier look found */
+	rc = prepare(st, "DELETE FROM finding_paths WHERE finding_id = ?1", &stmt);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, id);
+	rc = run(stmt);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		rc = prepare(st, "INSERT OR IGNORE INTO finding_paths (finding_id, path) "
+			     "VALUES (?1, ?2)", &stmt);
+		if (rc)
+			break;
+		sqlite3_bind_int64(stmt, 1, id);
+		sqlite3_bind_blob(stmt, 2, paths[i], (int)strlen(paths[i]), SQLITE_TRANSIENT);
+		rc = run(stmt);
+	}
+	return rc;
+}
+
+int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_finding *f,
+			     bool *is_new)
+{
+	sqlite3_stmt *stmt;
+	char key[512];
+	int64_t t = now();
+	int rc;
+
+	finding_key(f, key, sizeof(key));
+	rc = prepare(st, "SELECT id, state FROM findings WHERE fs_id = ?1 AND fkey = ?2", &stmt);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, f->fs_id);
+	bind_str(stmt, 2, key);
+	rc = sqlite3_step(stmt);
+	bool exists = rc == SQLITE_ROW;
+	if (exists)
+		f->id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	if (!exists && rc != SQLITE_DONE)
+		return db_err(rc);
+	if (is_new)
+		*is_new = !exists;
+
+	if (exists) {
+		/* Seen again.  Ignored stays ignored; anything else that was
+		 * closed is damaged again, so it opens again. */
+		rc = prepare(st,
+			"UPDATE findings SET last_seen = ?2, last_scan = coalesce(?3, last_scan), "
+			"  gen = CASE WHEN ?4 != 0 THEN ?4 ELSE gen END, "
+			"  mode = CASE WHEN ?5 != 0 THEN ?5 ELSE mode END, flags = ?6, detail = ?7, "
+			"  state = CASE WHEN state = 'ignored' THEN state ELSE 'open' END "
+			"WHERE id = ?1", &stmt);
+		if (rc)
+			return rc;
+		sqlite3_bind_int64(stmt, 1, f->id);
+		sqlite3_bind_int64(stmt, 2, t);
+		if (scan_id)
+			sqlite3_bind_int64(stmt, 3, scan_id);
+		else
+			sqlite3_bind_null(stmt, 3);
+		sqlite3_bind_int64(stmt, 4, f->gen);
+		sqlite3_bind_int64(stmt, 5, f->mode);
+		sqlite3_bind_int64(stmt, 6, f->flags);
+		bind_str(stmt, 7, f->detail);
+		rc = run(stmt);
+	} else {
+		rc = prepare(st,
+			"INSERT INTO findings (fs_id, fkey, source, kind, physical, length, ino, gen, "
+			"  mode, fork, offset, agno, flags, scrub, detail, state, first_seen, "
+			"  last_seen, first_scan, last_scan) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+			"  ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'open', ?16, ?16, ?17, ?17)", &stmt);
+		if (rc)
+			return rc;
+		sqlite3_bind_int64(stmt, 1, f->fs_id);
+		bind_str(stmt, 2, key);
+		bind_str(stmt, 3, f->source);
+		bind_str(stmt, 4, f->kind);
+		if (f->has_range) {
+			sqlite3_bind_int64(stmt, 5, (int64_t)f->physical);
+			sqlite3_bind_int64(stmt, 6, (int64_t)f->length);
+		}
+		if (f->ino) {
+			sqlite3_bind_int64(stmt, 7, (int64_t)f->ino);
+			sqlite3_bind_int64(stmt, 8, f->gen);
+			sqlite3_bind_int64(stmt, 9, f->mode);
+		}
+		bind_str(stmt, 10, f->fork);
+		if (f->has_offset)
+			sqlite3_bind_int64(stmt, 11, (int64_t)f->offset);
+		if (f->agno >= 0)
+			sqlite3_bind_int64(stmt, 12, f->agno);
+		sqlite3_bind_int64(stmt, 13, f->flags);
+		bind_str(stmt, 14, f->scrub);
+		bind_str(stmt, 15, f->detail);
+		sqlite3_bind_int64(stmt, 16, t);
+		if (scan_id)
+			sqlite3_bind_int64(stmt, 17, scan_id);
+		rc = run(stmt);
+		if (rc == 0)
+			f->id = sqlite3_last_insert_rowid(st->db);
+	}
+	if (rc == 0)
+		rc = map_store_finding_set_paths(st, f->id, f->paths, f->npaths);
+	return rc;
+}
+
+#define FINDING_COLUMNS "id, fs_id, source, kind, physical, length, ino, gen, mode, fork, " \
+			"offset, agno, flags, scrub, detail, state, first_seen, last_seen, " \
+			"coalesce(first_scan, 0), coalesce(last_scan, 0)"
+
+static int finding_from_row(struct map_store *st, sqlite3_stmt *stmt, struct map_finding *f)
+{
+	sqlite3_stmt *ps;
+	char state[16];
+	int rc;
+
+	map_finding_init(f);
+	f->id = sqlite3_column_int64(stmt, 0);
+	f->fs_id = sqlite3_column_int64(stmt, 1);
+	col_str(stmt, 2, f->source, sizeof(f->source));
+	col_str(stmt, 3, f->kind, sizeof(f->kind));
+	f->has_range = sqlite3_column_type(stmt, 4) != SQLITE_NULL;
+	f->physical = (uint64_t)sqlite3_column_int64(stmt, 4);
+	f->length = (uint64_t)sqlite3_column_int64(stmt, 5);
+	f->ino = (uint64_t)sqlite3_column_int64(stmt, 6);
+	f->gen = (uint32_t)sqlite3_column_int64(stmt, 7);
+	f->mode = (uint32_t)sqlite3_column_int64(stmt, 8);
+	col_str(stmt, 9, f->fork, sizeof(f->fork));
+	f->has_offset = sqlite3_column_type(stmt, 10) != SQLITE_NULL;
+	f->offset = (uint64_t)sqlite3_column_int64(stmt, 10);
+	f->agno = sqlite3_column_type(stmt, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(stmt, 11);
+	f->flags = (uint32_t)sqlite3_column_int64(stmt, 12);
+	col_str(stmt, 13, f->scrub, sizeof(f->scrub));
+	col_str(stmt, 14, f->detail, sizeof(f->detail));
+	col_str(stmt, 15, state, sizeof(state));
+	int s = map_state_from_name(state);
+	f->state = s < 0 ? MAP_STATE_OPEN : (enum map_finding_state)s;
+	f->first_seen = sqlite3_column_int64(stmt, 16);
+	f->last_seen = sqlite3_column_int64(stmt, 17);
+	f->first_scan = sqlite3_column_int64(stmt, 18);
+	f->last_scan = sqlite3_column_int64(stmt, 19);
+
+	rc = prepare(st, "SELECT path FROM finding_paths WHERE finding_id = ?1 ORDER BY path", &ps);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(ps, 1, f->id);
+	while ((rc = sqlite3_step(ps)) == SQLITE_ROW) {
+		int len = sqlite3_column_bytes(ps, 0);
+		char *path = malloc((size_t)len + 1);
+
+		if (!path) {
+			sqlite3_finalize(ps);
+			return -ENOMEM;
+		}
+		memcpy(path, sqlite3_column_blob(ps, 0), (size_t)len);
+		path[len] = '\0';
+		char **v = realloc(f->paths, (f->npaths + 1) * sizeof(*v));
+		if (!v) {
+			free(path);
+			sqlite3_finalize(ps);
+			return -ENOMEM;
+		}
+		f->paths = v;
+		f->paths[f->npaths++] = path;
+	}
+	sqlite3_finalize(ps);
+	return rc == SQLITE_DONE ? 0 : db_err(rc);
+}
+
+int map_store_findings(struct map_store *st, int64_t fs_id, unsigned int filter,
+		       int (*fn)(const struct map_finding *, void *), void *arg)
+{
+	char sql[512];
+	sqlite3_stmt *stmt;
+	struct map_finding f;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT " FINDING_COLUMNS " FROM findings WHERE "
+		 "(?1 = 0 OR fs_id = ?1)%s%s%s ORDER BY id",
+		 (filter & MAP_FIND_ALL) ? "" : " AND state = 'open'",
+		 (filter & MAP_FIND_FILES) ? " AND ino IS NOT NULL" : "",
+		 (filter & MAP_FIND_METADATA) ? " AND kind NOT IN ('file', 'free', 'unknown')" : "");
+	rc = prepare(st, sql, &stmt);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, fs_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		rc = finding_from_row(st, stmt, &f);
+		if (rc == 0)
+			rc = fn(&f, arg);
+		map_finding_clear(&f);
+		if (rc)
+			break;
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+}
+
+int map_store_finding_get(struct map_store *st, int64_t id, struct map_finding *out)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st, "SELECT " FINDING_COLUMNS " FROM findings WHERE id = ?1", &stmt);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		rc = finding_from_row(st, stmt, out);
+	else
+		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int map_store_finding_set_state(struct map_store *st, int64_t id, enum map_finding_state state)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st, "UPDATE findings SET state = ?2 WHERE id = ?1", &stmt);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, id);
+	bind_str(stmt, 2, map_state_name(state));
+	rc = run(stmt);
+	if (rc == 0 && sqlite3_changes(st->db) == 0)
+		rc = -ENOENT;
+	return rc;
+}
+
+int map_store_resolve_unseen(struct map_store *st, int64_t fs_id, int64_t scan_id,
+			     const char *source, int *n)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st,
+		"UPDATE findings SET state = 'resolved' WHERE fs_id = ?1 AND source = ?3 AND "
+		"  state IN ('open', 'refetched', 'repaired') AND coalesce(last_scan, 0) != ?2",
+		&stmt);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, fs_id);
+	sqlite3_bind_int64(stmt, 2, scan_id);
+	bind_str(stmt, 3, source);
+	rc = run(stmt);
+	if (n)
+		*n = rc ? 0 : sqlite3_changes(st->db);
+	return rc;
+}
+
+int map_store_count(struct map_store *st, int64_t fs_id, int counts[MAP_STATE_NR])
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st, "SELECT state, count(*) FROM findings WHERE fs_id = ?1 GROUP BY state",
+			 &stmt);
+
+	memset(counts, 0, sizeof(int) * MAP_STATE_NR);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, fs_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		int s = map_state_from_name((const char *)sqlite3_column_text(stmt, 0));
+
+		if (s >= 0)
+			counts[s] = sqlite3_column_int(stmt, 1);
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : db_err(rc);
+}
+
+/* ---- actions and events ---- */
+
+int map_store_action_add(struct map_store *st, const struct map_action *a)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st, "INSERT INTO actions (fs_id, finding_id, at, action, user, outcome, "
+			 "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &stmt);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, a->fs_id);
+	if (a->finding_id)
+		sqlite3_bind_int64(stmt, 2, a->finding_id);
+	sqlite3_bind_int64(stmt, 3, a->at ? a->at : now());
+	bind_str(stmt, 4, a->action);
+	bind_str(stmt, 5, a->user);
+	bind_str(stmt, 6, a->outcome);
+	bind_str(stmt, 7, a->detail);
+	return run(stmt);
+}
+
+int map_store_actions(struct map_store *st, int64_t fs_id,
+		      int (*fn)(const struct map_action *, void *), void *arg)
+{
+	sqlite3_stmt *stmt;
+	struct map_action a;
+	int rc = prepare(st, "SELECT id, fs_id, coalesce(finding_id, 0), at, action, user, outcome, "
+			 "detail FROM actions WHERE (?1 = 0 OR fs_id = ?1) ORDER BY id", &stmt);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, fs_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		memset(&a, 0, sizeof(a));
+		a.id = sqlite3_column_int64(stmt, 0);
+		a.fs_id = sqlite3_column_int64(stmt, 1);
+		a.finding_id = sqlite3_column_int64(stmt, 2);
+		a.at = sqlite3_column_int64(stmt, 3);
+		col_str(stmt, 4, a.action, sizeof(a.action));
+		col_str(stmt, 5, a.user, sizeof(a.user));
+		col_str(stmt, 6, a.outcome, sizeof(a.outcome));
+		col_str(stmt, 7, a.detail, sizeof(a.detail));
+		rc = fn(&a, arg);
+		if (rc)
+			break;
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+}
+
+int map_store_event_add(struct map_store *st, const struct map_event *e)
+{
+	sqlite3_stmt *stmt;
+	int rc = prepare(st, "INSERT INTO events (fs_id, at, source, ino, gen, error, detail) "
+			 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", &stmt);
+
+	if (rc)
+		return rc;
+	if (e->fs_id)
+		sqlite3_bind_int64(stmt, 1, e->fs_id);
+	sqlite3_bind_int64(stmt, 2, e->at ? e->at : now());
+	bind_str(stmt, 3, e->source);
+	if (e->ino) {
+		sqlite3_bind_int64(stmt, 4, (int64_t)e->ino);
+		sqlite3_bind_int64(stmt, 5, e->gen);
+	}
+	sqlite3_bind_int(stmt, 6, e->error);
+	bind_str(stmt, 7, e->detail);
+	return run(stmt);
+}
+
+int map_store_events(struct map_store *st, int64_t fs_id,
+		     int (*fn)(const struct map_event *, void *), void *arg)
+{
+	sqlite3_stmt *stmt;
+	struct map_event e;
+	int rc = prepare(st, "SELECT id, coalesce(fs_id, 0), at, source, coalesce(ino, 0), "
+			 "coalesce(gen, 0), coalesce(error, 0), detail FROM events "
+			 "WHERE (?1 = 0 OR fs_id = ?1) ORDER BY id", &stmt);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, fs_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		memset(&e, 0, sizeof(e));
+		e.id = sqlite3_column_int64(stmt, 0);
+		e.fs_id = sqlite3_column_int64(stmt, 1);
+		e.at = sqlite3_column_int64(stmt, 2);
+		col_str(stmt, 3, e.source, sizeof(e.source));
+		e.ino = (uint64_t)sqlite3_column_int64(stmt, 4);
+		e.gen = (uint32_t)sqlite3_column_int64(stmt, 5);
+		e.error = sqlite3_column_int(stmt, 6);
+		col_str(stmt, 7, e.detail, sizeof(e.detail));
+		rc = fn(&e, arg);
+		if (rc)
+			break;
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+}
