@@ -237,3 +237,8 @@ int map_open_by_ino(struct map_fs *fs, uint64_t ino, uint32_t gen, int flags)
 		return -errno;
 	return fd;
 }
+
+int map_open_inode(struct map_fs *fs, uint64_t ino, uint32_t gen, int flags)
+{
+	return map_open_by_ino(fs, ino, gen, flags);
+}

@@ -121,6 +121,9 @@ int map_fs_fd(const struct map_fs *fs);
 /* 0 while the filesystem is still mounted where it was opened, else
  * -MAP_EUNMOUNTED. */
 int map_fs_check_mounted(const struct map_fs *fs);
+/* Open inode @ino (generation @gen) of @fs by handle, O_RDONLY | @flags;
+ * a descriptor or a negative errno (-ESTALE: that inode is gone or reused). */
+int map_open_inode(struct map_fs *fs, uint64_t ino, uint32_t gen, int flags);
 /* Fill geometry from a raw struct xfs_fsop_geom (exposed for unit tests). */
 void map_geometry_from_xfs(struct map_geometry *geo, const void *xfs_fsop_geom);
 
