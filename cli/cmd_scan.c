@@ -144,7 +144,8 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 		json_bool(j, "resumed", res.resumed);
 		json_uint(j, "resumed_at", res.resumed_at);
 		json_uint(j, "objects_scrubbed", res.scrub.objects);
-		json_uint(j, "bytes_verified", res.verify.bytes_total);
+		json_uint(j, "bytes_verified", res.verify.bytes_verified);
+		json_uint(j, "bytes_to_verify", res.verify.bytes_total);
 		json_double(j, "verify_seconds", res.verify.seconds);
 		json_uint(j, "bad_ranges", res.verify.bad_ranges);
 		json_int(j, "new_findings", res.new_findings);
@@ -157,11 +158,11 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 		       res.resumed ? " (resumed)" : "");
 		if (res.scrub.objects)
 			printf("; %llu metadata objects checked", (unsigned long long)res.scrub.objects);
-		if (res.verify.bytes_total)
-			printf("; %s read in %.1f s (%s/s)",
-			       human_bytes(res.verify.bytes_total, a, sizeof(a)), res.verify.seconds,
+		if (res.verify.bytes_verified)
+			printf("; %s verified in %.1f s (%s/s)",
+			       human_bytes(res.verify.bytes_verified, a, sizeof(a)), res.verify.seconds,
 			       human_bytes((uint64_t)(res.verify.seconds > 0 ?
-					   (double)res.verify.bytes_total / res.verify.seconds : 0),
+					   (double)res.verify.bytes_verified / res.verify.seconds : 0),
 					   b, sizeof(b)));
 		printf("\n  %d new, %d seen again, %d resolved; %d open\n", res.new_findings,
 		       res.seen_findings, res.resolved, res.open);

@@ -251,6 +251,7 @@ struct map_verify_opts {
 
 struct map_verify_stats {
 	uint64_t bytes_total;		/* bytes in the ranges given */
+	uint64_t bytes_verified;	/* of those, read and checked (all, unless stopped) */
 	uint64_t bytes_read;		/* bytes read (bisection reads included) */
 	uint64_t bytes_bad;
 	uint64_t bad_ranges;

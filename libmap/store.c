@@ -169,6 +169,8 @@ int map_store_open(const char *path, unsigned int flags, struct map_store **out)
 			return rc;
 	} else if (!S_ISREG(sb.st_mode)) {
 		return -MAP_EDBCORRUPT;
+	} else if (access(path, readonly ? R_OK : R_OK | W_OK) != 0) {
+		return -errno;	/* say "permission denied", not "cannot open" */
 	}
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -184,6 +186,15 @@ int map_store_open(const char *path, unsigned int flags, struct map_store **out)
 	if (rc != SQLITE_OK) {
 		rc = db_err(rc);
 		goto fail;
+	}
+	if (!readonly) {
+		/* Keep the -wal and -shm files after the last connection closes:
+		 * readers who may read the database but not write its folder
+		 * (a group given access to /var/lib/mapper/mapper.db) can then
+		 * still open it. */
+		int one = 1;
+
+		sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
 	}
 	sqlite3_extended_result_codes(st->db, 0);
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);

@@ -113,8 +113,13 @@ static bool is_media_error(int err)
 	       err == EBADMSG;
 }
 
-/* Hold back until the byte-rate limit allows @bytes more. */
-static void throttle(struct verify *v, uint64_t bytes)
+/*
+ * Hold back until the byte-rate limit allows @bytes more.  Bisection reads
+ * (@wait false) are only counted: they are small, and making them queue
+ * behind every other reader's large reads would stall the lowest unfinished
+ * piece, and with it the checkpoint position, for a long time.
+ */
+static void throttle(struct verify *v, uint64_t bytes, bool wait)
 {
 	int64_t start;
 
@@ -127,17 +132,17 @@ static void throttle(struct verify *v, uint64_t bytes)
 	start = v->rate_next_ns;
 	v->rate_next_ns += (int64_t)(bytes * 1000000000.0 / (double)v->opts->rate);
 	pthread_mutex_unlock(&v->lock);
-	if (start > now)
+	if (wait && start > now)
 		sleep_until(start);
 }
 
 /* Read all of [start, start+len); 0, or the positive errno of the failure
  * (a read past the end of the device counts as EIO). */
-static int read_all(struct verify *v, void *buf, uint64_t start, uint64_t len)
+static int read_all(struct verify *v, void *buf, uint64_t start, uint64_t len, bool wait)
 {
 	uint64_t got = 0;
 
-	throttle(v, len);
+	throttle(v, len, wait);
 	while (got < len) {
 		ssize_t n = pread(v->fd, (char *)buf + got, len - got, (off_t)(start + got));
 
@@ -209,7 +214,7 @@ static int bisect(struct verify *v, void *buf, uint64_t start, uint64_t len, int
 	uint64_t parts[2][2] = { { start, half }, { start + half, len - half } };
 
 	for (int i = 0; i < 2; i++) {
-		int e = read_all(v, buf, parts[i][0], parts[i][1]);
+		int e = read_all(v, buf, parts[i][0], parts[i][1], false);
 
 		count_read(v, parts[i][1], e);
 		if (e == 0)
@@ -280,7 +285,7 @@ static void *reader(void *arg)
 		p = &v->pieces[v->next++];
 		pthread_mutex_unlock(&v->lock);
 
-		int err = read_all(v, buf, p->start, p->length);
+		int err = read_all(v, buf, p->start, p->length, true);
 		count_read(v, p->length, err);
 		if (err && is_media_error(err))
 			err = bisect(v, buf, p->start, p->length, err, &run);
@@ -351,6 +356,7 @@ int map_verify_media(struct map_fs *fs, const struct map_range_list *ranges,
 	free(threads);
 
 	report_progress(&v, true);
+	v.stats.bytes_verified = v.done_bytes;
 	if (!rc && v.error)
 		rc = -v.error;
 	if (!rc && v.cancelled)
