@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Media verification options: exact bad ranges from bisection (a run of
+ * bad blocks and a lone one in one read), progress that only moves forward
+ * and ends at the total, the I/O priority of the reader threads,
+ * cancellation and resumption from the reported position, and the byte
+ * rate limit.
+ *
+ * Usage (in the guest): vm_verify_options DEVICE
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "map.h"
+#include "vmtest.h"
+
+#define MiB (1024ULL * 1024)
+#define IOPRIO_CLASS_IDLE 3
+
+struct watch {
+	uint64_t last_done, last_pos, total, end;
+	int calls, backwards, wrong_prio;
+	int ioprio_class;
+	pthread_t main_thread;	/* the final report comes from the caller's thread */
+	uint64_t cancel_after;
+	volatile int cancel;
+	struct map_range bad[8];
+	int nbad;
+	pthread_mutex_t lock;
+};
+
+static void on_progress(uint64_t done, uint64_t total, uint64_t position, void *arg)
+{
+	struct watch *w = arg;
+	/* Called from a reader thread: its I/O priority is the one asked for. */
+	long prio = syscall(SYS_ioprio_get, 1, 0);
+
+	if (w->ioprio_class && !pthread_equal(pthread_self(), w->main_thread) &&
+	    (prio >> 13) != w->ioprio_class)
+		w->wrong_prio++;
+	if (done < w->last_done || position < w->last_pos)
+		w->backwards++;
+	w->last_done = done;
+	w->last_pos = position;
+	w->total = total;
+	w->calls++;
+	if (w->cancel_after && done >= w->cancel_after)
+		w->cancel = 1;
+}
+
+static void on_bad(uint64_t start, uint64_t length, int error, void *arg)
+{
+	struct watch *w = arg;
+
+	(void)error;
+	pthread_mutex_lock(&w->lock);
+	if (w->nbad < 8)
+		w->bad[w->nbad++] = (struct map_range){ start, length };
+	pthread_mutex_unlock(&w->lock);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct map_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static struct map_verify_stats verify(struct map_fs *fs, const struct map_range_list *l,
+				      struct watch *w, uint32_t io_size, uint64_t rate, int rc_want)
+{
+	struct map_verify_opts o = {
+		.io_size = io_size, .inflight = 3, .ioprio_class = w->ioprio_class, .rate = rate,
+		.progress = on_progress, .bad = on_bad, .cancel = &w->cancel, .arg = w,
+	};
+	struct map_verify_stats st;
+
+	w->last_done = w->last_pos = 0;
+	w->calls = w->backwards = w->wrong_prio = w->nbad = 0;
+	w->cancel = 0;
+	CHECK_INT(map_verify_media(fs, l, &o, &st), rc_want);
+	qsort(w->bad, (size_t)w->nbad, sizeof(w->bad[0]), cmp_range);
+	return st;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = argc > 1 ? argv[1] : "/dev/vda";
+	struct watch w;
+	struct map_fs *fs;
+	struct map_range_list all = { 0 }, rest = { 0 };
+
+	vt_require_vm();
+	memset(&w, 0, sizeof(w));
+	pthread_mutex_init(&w.lock, NULL);
+	w.main_thread = pthread_self();
+	fx_setup(dev, "-m rmapbt=1,reflink=1");
+	vt_must("head -c 200M /dev/urandom > " FX_MNT "/data && sync");
+
+	/* Three bad blocks in a row 1 MiB into the file and a lone one 1 MiB
+	 * later: one 4 MiB read holds both. */
+	uint64_t run = fx_file_physical("data", 1 * MiB);
+	uint64_t lone = fx_file_physical("data", 2 * MiB);
+	REQUIRE(lone == run + MiB, "the file is not contiguous enough for this test");
+	uint64_t blocks[4] = { run / 4096, run / 4096 + 1, run / 4096 + 2, lone / 4096 };
+	fx_umount();
+	fx_add_bad_blocks(blocks, 4);
+	fx_mount();
+	REQUIRE(map_fs_open(FX_MNT, &fs) == 0, "map_fs_open");
+	REQUIRE(map_written_ranges(fs, &all) == 0, "map_written_ranges");
+	uint64_t total = map_range_total(&all);
+	uint64_t end = all.v[all.n - 1].start + all.v[all.n - 1].length;
+	CHECK(total >= 200 * MiB, "written %llu", (unsigned long long)total);
+
+	/* Whole run, idle priority: exact bad ranges, forward-only progress. */
+	w.ioprio_class = IOPRIO_CLASS_IDLE;
+	struct map_verify_stats st = verify(fs, &all, &w, 4 * MiB, 0, 0);
+	REQUIRE(w.nbad == 2, "%d bad ranges", w.nbad);
+	CHECK_INT(w.bad[0].start, run);
+	CHECK_INT(w.bad[0].length, 3 * 4096);
+	CHECK_INT(w.bad[1].start, lone);
+	CHECK_INT(w.bad[1].length, 4096);
+	CHECK_INT(st.bytes_bad, 4 * 4096);
+	CHECK_INT(st.bytes_verified, total);
+	CHECK(w.calls > 1 && w.backwards == 0, "%d progress calls, %d went backwards", w.calls,
+	      w.backwards);
+	CHECK_INT(w.last_done, total);
+	CHECK_INT(w.last_pos, end);
+	CHECK_INT(w.wrong_prio, 0);
+	printf("verified %llu bytes in %.2f s: %llu reads, %llu failed\n",
+	       (unsigned long long)total, st.seconds, (unsigned long long)st.reads,
+	       (unsigned long long)st.failed_reads);
+
+	/* Small reads find the same ranges. */
+	verify(fs, &all, &w, 64 * 1024, 0, 0);
+	REQUIRE(w.nbad >= 2, "%d bad ranges with 64 KiB reads", w.nbad);
+	CHECK_INT(w.bad[0].start, run);
+	CHECK_INT(w.bad[0].length, 3 * 4096);
+	CHECK_INT(w.bad[w.nbad - 1].start, lone);
+
+	/* Cancel a third of the way, then resume from the position it gave. */
+	w.cancel_after = total / 3;
+	st = verify(fs, &all, &w, 4 * MiB, 0, -MAP_ECANCELED);
+	w.cancel_after = 0;
+	uint64_t pos = w.last_pos;
+	CHECK(pos > 0 && pos < end, "stopped at %llu of %llu", (unsigned long long)pos,
+	      (unsigned long long)end);
+	CHECK(st.bytes_verified < total, "cancelled run verified %llu of %llu",
+	      (unsigned long long)st.bytes_verified, (unsigned long long)total);
+	for (size_t i = 0; i < all.n; i++)
+		map_range_add(&rest, all.v[i].start, all.v[i].length);
+	map_range_clip_below(&rest, pos);
+	st = verify(fs, &rest, &w, 4 * MiB, 0, 0);
+	CHECK_INT(st.bytes_total, map_range_total(&rest));
+	CHECK_INT(w.last_pos, end);
+	/* Every bad range is reported by the run that covers it. */
+	int expect = (run >= pos) + (lone >= pos);
+	CHECK_INT(w.nbad, expect);
+
+	/* The rate limit holds the run back: 40 MiB/s over 200 MiB takes at
+	 * least ~5 s (checked from below only: sleeping cannot be faster). */
+	st = verify(fs, &all, &w, 4 * MiB, 40 * MiB, 0);
+	double floor = (double)total / (40.0 * MiB) * 0.8;
+	CHECK(st.seconds >= floor, "rate-limited run took %.2f s, at least %.2f expected",
+	      st.seconds, floor);
+
+	map_range_free(&all);
+	map_range_free(&rest);
+	map_fs_close(fs);
+	fx_teardown();
+	CHECK_INT(vt_kernel_log_problems(), 0);
+	return check_done();
+}
