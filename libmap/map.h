@@ -243,7 +243,9 @@ struct map_verify_opts {
 	/* progress: bytes verified, total bytes, and the device position below
 	 * which every range has been verified (a safe resume point) */
 	void (*progress)(uint64_t done, uint64_t total, uint64_t position, void *arg);
-	/* a bad range, block-size exact, with the error the read got */
+	/* a bad range, block-size exact, with the error the read got; progress
+	 * and bad are never called at the same time, and a position passed to
+	 * progress comes after every bad range below it */
 	void (*bad)(uint64_t start, uint64_t length, int error, void *arg);
 	const volatile int *cancel;
 	void *arg;
@@ -259,6 +261,15 @@ struct map_verify_stats {
 	uint64_t failed_reads;
 	double seconds;
 };
+
+/*
+ * Verify every written byte of the data device at or above @from, finding
+ * the written ranges (GETFSMAP, several AGs at once) while the AGs already
+ * found are being read.  *written gets every written byte of the device,
+ * those below @from included.  Progress totals grow as AGs are found.
+ */
+int map_verify_written(struct map_fs *fs, uint64_t from, const struct map_verify_opts *opts,
+		       struct map_verify_stats *stats, uint64_t *written);
 
 /* Read every byte of @ranges from the data device with O_DIRECT, bisecting a
  * failed read down to the block size.  Returns 0 even when bad ranges were
@@ -349,7 +360,7 @@ struct map_paths {
 };
 
 struct map_resolve_stats {
-	uint64_t dirs_total;		/* directories on the filesystem */
+	uint64_t dirs_total;		/* directories listed (around the targets) */
 	uint64_t dirs_read;		/* directories read before every name was found */
 	uint64_t inodes_scanned;
 	bool used_parent_pointers;

@@ -23,6 +23,11 @@
 #include "map_internal.h"
 
 #define GETDENTS_BUF	65536
+/* Directories are listed (bulkstat) in windows of inode numbers around the
+ * targets, growing eightfold, so a name near its inode is found without
+ * reading every inode of the filesystem. */
+#define WINDOW_FIRST	4096
+#define WALK_STOP	1
 
 struct target {
 	uint32_t index;		/* slot of this inode in the results */
@@ -65,6 +70,8 @@ struct resolve {
 	size_t nhits;
 	uint64_t *wanted;		/* directories to read next (a stack) */
 	size_t nwanted;
+	size_t next;			/* next in order[] to read */
+	uint64_t walk_start, walk_end;	/* the bulkstat window being listed */
 	struct map_resolve_stats *stats;
 };
 
@@ -150,8 +157,12 @@ static int collect_dir(struct map_fs *fs, const struct xfs_bulkstat *bs, void *a
 	struct resolve *r = arg;
 
 	(void)fs;
+	if (bs->bs_ino >= r->walk_end)
+		return WALK_STOP;
+	if (bs->bs_ino < r->walk_start)
+		return 0;	/* the walk starts at the chunk holding walk_start */
 	r->stats->inodes_scanned++;
-	if (!S_ISDIR(bs->bs_mode))
+	if (!S_ISDIR(bs->bs_mode) || map_inohash_get(r->dirs, bs->bs_ino, false))
 		return 0;
 	struct dirinfo *d = add_dir(r, bs->bs_ino);
 	if (!d)
@@ -276,6 +287,22 @@ static int want(struct resolve *r, uint64_t dir)
 	return 0;
 }
 
+/* A directory outside the windows listed so far: ask bulkstat about it. */
+static struct dirinfo *learn_dir(struct resolve *r, uint64_t ino)
+{
+	struct dirinfo *d = map_inohash_get(r->dirs, ino, false);
+	struct xfs_bulkstat bs;
+
+	if (d)
+		return d;
+	if (map_bulkstat_one(r->fs, ino, &bs) != 0 || !S_ISDIR(bs.bs_mode))
+		return NULL;
+	d = add_dir(r, ino);
+	if (d)
+		d->gen = bs.bs_gen;
+	return d;
+}
+
 /*
  * For each directory holding a name we found, make sure its ancestors get
  * named: queue the first ancestor whose name is unknown if we have not read
@@ -293,16 +320,16 @@ static int chase_ancestors(struct resolve *r)
 
 		if (!missing)
 			continue;
-		d = map_inohash_get(r->dirs, missing, false);
+		d = learn_dir(r, missing);
 		if (!d)
-			continue;	/* not a directory we know of: cannot learn more */
+			continue;	/* not a directory we can open: cannot learn more */
 		if (!d->read) {
 			if (want(r, missing))
 				return -ENOMEM;
 			pending = 1;
 			continue;
 		}
-		struct dirinfo *p = map_inohash_get(r->dirs, d->dotdot, false);
+		struct dirinfo *p = d->dotdot ? learn_dir(r, d->dotdot) : NULL;
 		if (p && !p->read) {
 			if (want(r, d->dotdot))
 				return -ENOMEM;
@@ -312,9 +339,10 @@ static int chase_ancestors(struct resolve *r)
 	return pending;
 }
 
+/* Read listed directories, nearest first, until every name is found and
+ * named (1) or every listed directory has been read (0). */
 static int scan_dirs(struct resolve *r)
 {
-	size_t next = 0;
 	int rc;
 
 	for (;;) {
@@ -322,28 +350,155 @@ static int scan_dirs(struct resolve *r)
 		if (rc < 0)
 			return rc;
 		if (rc == 0 && map_inohash_each(r->targets, all_found, NULL) == 0)
-			return 0;	/* every name found and every ancestor named */
+			return 1;	/* every name found and every ancestor named */
 
 		uint64_t dir = 0;
 		if (r->nwanted) {
 			dir = r->wanted[r->nwanted - 1];
 		} else {
-			while (next < r->ndirs) {
-				struct dirinfo *d = map_inohash_get(r->dirs, r->order[next].ino, false);
+			while (r->next < r->ndirs) {
+				struct dirinfo *d = map_inohash_get(r->dirs, r->order[r->next].ino,
+								    false);
 
 				if (!d->read) {
-					dir = r->order[next].ino;
+					dir = r->order[r->next].ino;
 					break;
 				}
-				next++;
+				r->next++;
 			}
 		}
 		if (!dir)
-			return 0;	/* read everything there is */
+			return 0;	/* read everything listed so far */
 		rc = read_dir(r, dir, map_inohash_get(r->dirs, dir, false));
 		if (rc)
 			return rc;
 	}
+}
+
+/* List the directories with inode numbers in [lo, hi).  *at_end says whether
+ * the listing reached the last inode. */
+static int list_window(struct resolve *r, uint64_t lo, uint64_t hi, bool *at_end)
+{
+	int rc;
+
+	r->walk_start = lo;
+	r->walk_end = hi;
+	rc = map_bulkstat_walk(r->fs, lo, collect_dir, NULL, r);
+	if (rc < 0)
+		return rc;
+	*at_end = rc != WALK_STOP;
+	return 0;
+}
+
+struct span {
+	uint64_t lo, hi;	/* inode numbers [lo, hi) */
+};
+
+/* Add [lo, hi) to the sorted, disjoint list of listed spans. */
+static int cover(struct span **v, size_t *n, uint64_t lo, uint64_t hi)
+{
+	struct span *w = realloc(*v, (*n + 1) * sizeof(**v));
+	size_t i, out = 0;
+
+	if (!w)
+		return -ENOMEM;
+	*v = w;
+	for (i = *n; i > 0 && w[i - 1].lo > lo; i--)
+		w[i] = w[i - 1];
+	w[i] = (struct span){ lo, hi };
+	(*n)++;
+	for (i = 1; i < *n; i++) {
+		if (w[i].lo <= w[out].hi) {
+			if (w[i].hi > w[out].hi)
+				w[out].hi = w[i].hi;
+		} else {
+			w[++out] = w[i];
+		}
+	}
+	*n = out + 1;
+	return 0;
+}
+
+/* List the parts of [lo, hi) not listed yet. */
+static int scan_uncovered(struct resolve *r, struct span **spans, size_t *nspans, uint64_t lo,
+			  uint64_t hi, bool *at_end)
+{
+	uint64_t cur = lo;
+	int rc = 0;
+
+	for (size_t i = 0; i <= *nspans && cur < hi && rc == 0; i++) {
+		uint64_t next_lo = i < *nspans ? (*spans)[i].lo : UINT64_MAX;
+		uint64_t next_hi = i < *nspans ? (*spans)[i].hi : UINT64_MAX;
+
+		if (next_hi <= cur)
+			continue;
+		uint64_t gap_hi = next_lo < hi ? next_lo : hi;
+		if (cur < gap_hi) {
+			bool end = false;
+
+			rc = list_window(r, cur, gap_hi, &end);
+			if (end)
+				*at_end = true;
+		}
+		cur = next_hi;
+	}
+	if (rc == 0)
+		rc = cover(spans, nspans, lo, hi);
+	return rc;
+}
+
+/*
+ * Windows of inode numbers around each target whose names are still
+ * missing, growing eightfold each round, until every name is found or every
+ * inode has been listed.  Targets far apart get windows of their own.
+ */
+static int scan_by_windows(struct resolve *r)
+{
+	struct span *spans = NULL;
+	size_t nspans = 0;
+	uint64_t window = WINDOW_FIRST;
+	bool at_end = false;
+	int rc = 0;
+
+	for (;;) {
+		size_t seg = r->ndirs;
+		bool any = false;
+
+		for (size_t i = 0; i < r->ntargets && rc == 0; i++) {
+			uint64_t t = r->target_inos[i];
+			struct target *tg = map_inohash_get(r->targets, t, false);
+
+			if (tg->found >= tg->needed)
+				continue;
+			any = true;
+			uint64_t lo = t > window ? t - window : 0;
+			uint64_t hi = UINT64_MAX - t > window ? t + 1 + window : UINT64_MAX;
+			rc = scan_uncovered(r, &spans, &nspans, lo, hi, &at_end);
+		}
+		if (rc || !any)
+			break;	/* error, or nothing left to look for */
+		/* Read this round's new directories, nearest to a target first. */
+		qsort(r->order + seg, r->ndirs - seg, sizeof(*r->order), cmp_dir_key);
+		rc = scan_dirs(r);
+		if (rc)
+			break;	/* error, or every name found and named */
+		/* Names still missing (or ancestors unnamed, which reading more
+		 * directories cannot fix) once everything is listed: done. */
+		if (nspans == 1 && spans[0].lo == 0 && (spans[0].hi == UINT64_MAX || at_end))
+			break;
+		if (window > UINT64_MAX / 8) {
+			seg = r->ndirs;
+			rc = scan_uncovered(r, &spans, &nspans, 0, UINT64_MAX, &at_end);
+			if (rc == 0) {
+				qsort(r->order + seg, r->ndirs - seg, sizeof(*r->order), cmp_dir_key);
+				rc = scan_dirs(r);
+			}
+			break;
+		}
+		window *= 8;
+	}
+	free(spans);
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- results ---- */
@@ -599,12 +754,8 @@ int map_resolve_paths(struct map_fs *fs, const uint64_t *inos, size_t n,
 			r.stats->used_parent_pointers = true;
 			rc = resolve_pptr(&r);
 		} else {
-			rc = map_bulkstat_walk(fs, 0, collect_dir, NULL, &r);
-			if (rc)
-				goto out;
-			qsort(r.order, r.ndirs, sizeof(*r.order), cmp_dir_key);
-			rc = scan_dirs(&r);
-			/* including directories found only by name */
+			rc = scan_by_windows(&r);
+			/* listed, or found only by name */
 			r.stats->dirs_total = r.ndirs;
 		}
 		if (rc)

@@ -119,29 +119,49 @@ int map_locate_paths(struct map_fs *fs, uint64_t start, uint64_t length,
 	return rc;
 }
 
-/* Map the pending bad ranges to owners and paths and record them. */
+/* Map the pending bad ranges to owners, resolve every inode owner's paths in
+ * one pass over the directories, and record them. */
 static int record_pending(struct scan *s)
 {
-	int rc = 0;
+	struct map_owner_list owners = { 0 };
+	struct map_paths *paths = NULL;
+	size_t *first = calloc(s->pending.n + 1, sizeof(*first));
+	uint64_t *inos = NULL;
+	int rc = first ? 0 : -ENOMEM;
 
 	for (size_t i = 0; i < s->pending.n && rc == 0; i++) {
-		struct map_owner_list owners = { 0 };
-		struct map_paths *paths = NULL;
+		first[i] = owners.n;
+		rc = map_locate(s->fs, s->pending.v[i].start, s->pending.v[i].length, &owners);
+	}
+	first[s->pending.n] = owners.n;
+	if (rc == 0 && owners.n) {
+		inos = calloc(owners.n, sizeof(*inos));
+		rc = inos ? 0 : -ENOMEM;
+		for (size_t k = 0; rc == 0 && k < owners.n; k++)
+			inos[k] = owners.v[k].ino;
+		if (rc == 0)
+			rc = map_resolve_paths(s->fs, inos, owners.n, &paths, NULL);
+	}
+	for (size_t i = 0; i < s->pending.n && rc == 0; i++) {
+		size_t n = first[i + 1] - first[i];
 
-		rc = map_locate_paths(s->fs, s->pending.v[i].start, s->pending.v[i].length, &owners,
-				      &paths);
-		for (size_t k = 0; rc == 0 && k < owners.n; k++) {
+		for (size_t k = first[i]; rc == 0 && k < first[i + 1]; k++) {
+			const struct map_owner *o = &owners.v[k];
 			struct map_finding f;
 
-			if (owners.v[k].kind == MAP_OWNER_INODES && owners.n > 1)
+			if (o->kind == MAP_OWNER_FREE)
+				continue;	/* nothing was stored there */
+			if (o->kind == MAP_OWNER_INODES && n > 1)
 				continue;	/* its inodes are recorded one by one */
-			map_finding_from_owner(&f, "media", &owners.v[k], paths ? &paths[k] : NULL);
+			map_finding_from_owner(&f, "media", o, paths ? &paths[k] : NULL);
 			rc = record(s, &f);
 			map_finding_clear(&f);
 		}
-		map_paths_free(paths, owners.n);
-		map_owner_list_free(&owners);
 	}
+	map_paths_free(paths, owners.n);
+	map_owner_list_free(&owners);
+	free(inos);
+	free(first);
 	s->pending.n = 0;
 	return rc;
 }
@@ -270,7 +290,8 @@ static void on_bad(uint64_t start, uint64_t length, int error, void *arg)
 		s->error = -ENOMEM;
 }
 
-/* Called under the verifier's lock, so bad ranges and checkpoints never race. */
+/* The verifier runs this and on_bad under one lock of its own, so bad ranges
+ * and checkpoints never race, while the other readers go on reading. */
 static void on_media_progress(uint64_t done, uint64_t total, uint64_t position, void *arg)
 {
 	struct scan *s = arg;
@@ -298,6 +319,8 @@ static void on_media_progress(uint64_t done, uint64_t total, uint64_t position, 
 	if (rc == 0) {
 		s->row.media_position = position;
 		s->row.media_done = s->done_before + done;
+		if (s->done_before + total > s->row.media_total)
+			s->row.media_total = s->done_before + total;
 		save_row(s);
 		rc = s->error ? s->error : map_store_commit(s->st);
 	}
@@ -311,7 +334,6 @@ static void on_media_progress(uint64_t done, uint64_t total, uint64_t position, 
 
 static int media_phase(struct scan *s)
 {
-	struct map_range_list ranges = { 0 };
 	struct map_verify_opts vo = {
 		.io_size = s->opts->io_size,
 		.inflight = s->opts->inflight,
@@ -323,20 +345,16 @@ static int media_phase(struct scan *s)
 		.cancel = &s->stop,
 		.arg = s,
 	};
+	uint64_t written = 0;
 	int rc, resolved = 0;
 
-	rc = map_written_ranges(s->fs, &ranges);
-	if (rc)
-		return rc;
-	s->row.media_total = map_range_total(&ranges);
 	if (s->row.media_position) {
-		map_range_clip_below(&ranges, s->row.media_position);
 		s->res->resumed_at = s->row.media_position;
+		s->done_before = s->row.media_done;	/* what earlier runs verified */
 	}
-	s->done_before = s->row.media_total - map_range_total(&ranges);
 	s->last_checkpoint = now_s();
-	rc = map_verify_media(s->fs, &ranges, &vo, &s->res->verify);
-	map_range_free(&ranges);
+	rc = map_verify_written(s->fs, s->row.media_position, &vo, &s->res->verify, &written);
+	s->row.media_total = written;
 	if (s->error)
 		return s->error;
 	if (rc == -MAP_ECANCELED && s->stop == 2)
@@ -350,6 +368,7 @@ static int media_phase(struct scan *s)
 		rc = map_store_resolve_unseen(s->st, s->res->fs_id, s->row.id, "media", &resolved);
 	if (rc == 0) {
 		s->res->resolved += resolved;
+		s->row.media_done = written;
 		snprintf(s->row.phase, sizeof(s->row.phase), "done");
 		save_row(s);
 		rc = map_store_commit(s->st);

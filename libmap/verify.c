@@ -65,10 +65,27 @@ struct verify {
 	uint32_t io_size;
 
 	pthread_mutex_t lock;
+	pthread_cond_t more;		/* pieces were added, or there will be no more */
+	bool input_done;
 	struct piece *pieces;
 	size_t npieces, next, low;	/* next to hand out; lowest not done */
+
+	/* Finding the written ranges ourselves, AG by AG (map_verify_written):
+	 * several AGs are queried at once, and each AG's pieces are added in
+	 * AG order so that "lowest piece not done" stays a resume position. */
+	struct map_fs *fs;
+	uint64_t from;
+	uint32_t next_ag, added_ag;
+	struct map_range_list *ag_ranges;
+	bool *ag_ready;
+	uint64_t written;		/* every written byte, also below from */
 	uint64_t done_bytes;
 	int64_t last_progress_ns;
+	/* The caller's callbacks run under their own lock, not under @lock,
+	 * so that slow work in them (recording findings at a checkpoint)
+	 * does not stop the other readers. */
+	pthread_mutex_t cb_lock;
+	uint64_t cb_done, cb_position;	/* last reported: never go back */
 	int64_t rate_next_ns;		/* token bucket: when the next read may start */
 	int error;			/* first fatal error */
 	bool cancelled;
@@ -163,6 +180,8 @@ struct bad_run {
 	int error;
 };
 
+/* Report a bad range.  A piece's bad ranges are reported before the piece is
+ * marked done, so a progress position past it always comes after them. */
 static void flush_bad(struct verify *v, struct bad_run *run)
 {
 	if (!run->length)
@@ -170,9 +189,12 @@ static void flush_bad(struct verify *v, struct bad_run *run)
 	pthread_mutex_lock(&v->lock);
 	v->stats.bad_ranges++;
 	v->stats.bytes_bad += run->length;
-	if (v->opts->bad)
-		v->opts->bad(run->start, run->length, run->error, v->opts->arg);
 	pthread_mutex_unlock(&v->lock);
+	if (v->opts->bad) {
+		pthread_mutex_lock(&v->cb_lock);
+		v->opts->bad(run->start, run->length, run->error, v->opts->arg);
+		pthread_mutex_unlock(&v->cb_lock);
+	}
 	run->length = 0;
 }
 
@@ -228,24 +250,54 @@ static int bisect(struct verify *v, void *buf, uint64_t start, uint64_t len, int
 	return 0;
 }
 
-static void report_progress(struct verify *v, bool force)
+struct progress_note {
+	bool due;
+	uint64_t done, total, position;
+};
+
+/* With @lock held: whether progress is due, and what to say. */
+static struct progress_note progress_due(struct verify *v, bool force)
 {
+	struct progress_note n = { false, 0, 0, 0 };
 	int64_t now = now_ns();
-	uint64_t position;
 
 	if (!v->opts->progress)
-		return;
+		return n;
 	if (!force && now - v->last_progress_ns < PROGRESS_INTERVAL_NS)
-		return;
+		return n;
 	v->last_progress_ns = now;
 	while (v->low < v->npieces && v->pieces[v->low].done)
 		v->low++;
 	if (v->low < v->npieces)
-		position = v->pieces[v->low].start;
+		n.position = v->pieces[v->low].start;
 	else
-		position = v->npieces ? v->pieces[v->npieces - 1].start +
-					v->pieces[v->npieces - 1].length : 0;
-	v->opts->progress(v->done_bytes, v->stats.bytes_total, position, v->opts->arg);
+		n.position = v->npieces ? v->pieces[v->npieces - 1].start +
+					  v->pieces[v->npieces - 1].length : 0;
+	n.due = true;
+	n.done = v->done_bytes;
+	n.total = v->stats.bytes_total;
+	return n;
+}
+
+/* Without @lock: call the progress callback.  A routine report is skipped
+ * while another callback is still running; a forced one waits. */
+static void report_progress(struct verify *v, struct progress_note n, bool force)
+{
+	if (!n.due)
+		return;
+	if (force)
+		pthread_mutex_lock(&v->cb_lock);
+	else if (pthread_mutex_trylock(&v->cb_lock) != 0)
+		return;
+	/* Reports computed by different threads may arrive out of order. */
+	if (n.done < v->cb_done)
+		n.done = v->cb_done;
+	if (n.position < v->cb_position)
+		n.position = v->cb_position;
+	v->cb_done = n.done;
+	v->cb_position = n.position;
+	v->opts->progress(n.done, n.total, n.position, v->opts->arg);
+	pthread_mutex_unlock(&v->cb_lock);
 }
 
 static void set_ioprio(const struct map_verify_opts *opts)
@@ -272,102 +324,256 @@ static void *reader(void *arg)
 		return NULL;
 	}
 	for (;;) {
-		struct piece *p;
 		struct bad_run run = { 0, 0, 0 };
+		uint64_t start, length;
+		size_t idx;
 
 		pthread_mutex_lock(&v->lock);
-		if (!v->cancelled && map_cancelled(v->opts->cancel))
-			v->cancelled = true;
+		for (;;) {
+			if (!v->cancelled && map_cancelled(v->opts->cancel))
+				v->cancelled = true;
+			if (v->error || v->cancelled || v->next < v->npieces || v->input_done)
+				break;
+			/* Wait for the next AG's ranges; look at the cancel flag
+			 * now and then. */
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&v->more, &v->lock, &ts);
+		}
 		if (v->error || v->cancelled || v->next >= v->npieces) {
 			pthread_mutex_unlock(&v->lock);
 			break;
 		}
-		p = &v->pieces[v->next++];
+		idx = v->next++;
+		start = v->pieces[idx].start;
+		length = v->pieces[idx].length;
 		pthread_mutex_unlock(&v->lock);
 
-		int err = read_all(v, buf, p->start, p->length, true);
-		count_read(v, p->length, err);
+		int err = read_all(v, buf, start, length, true);
+		count_read(v, length, err);
 		if (err && is_media_error(err))
-			err = bisect(v, buf, p->start, p->length, err, &run);
+			err = bisect(v, buf, start, length, err, &run);
 		flush_bad(v, &run);
 
 		pthread_mutex_lock(&v->lock);
 		if (err && !v->error)
 			v->error = err;
-		p->done = true;
-		v->done_bytes += p->length;
-		report_progress(v, false);
+		v->pieces[idx].done = true;
+		v->done_bytes += length;
+		struct progress_note note = progress_due(v, false);
 		pthread_mutex_unlock(&v->lock);
+		report_progress(v, note, false);
 	}
 	free(buf);
 	return NULL;
+}
+
+/* ---- finding the written ranges while reading ---- */
+
+/* Add the pieces of every AG that is ready and has no unready AG before it.
+ * Called with the lock held. */
+static int add_ready_ags(struct verify *v)
+{
+	const struct map_geometry *geo = &v->fs->info.geo;
+	int rc = 0;
+
+	while (v->added_ag < geo->agcount && v->ag_ready[v->added_ag]) {
+		struct map_range_list *l = &v->ag_ranges[v->added_ag];
+
+		for (size_t i = 0; i < l->n && rc == 0; i++) {
+			rc = map_range_split(l->v[i].start, l->v[i].length, v->io_size, v->blocksize,
+					     collect_piece, v);
+			v->stats.bytes_total += l->v[i].length;
+		}
+		map_range_free(l);
+		v->added_ag++;
+	}
+	if (v->added_ag == geo->agcount)
+		v->input_done = true;
+	pthread_cond_broadcast(&v->more);
+	return rc;
+}
+
+static void *producer(void *arg)
+{
+	struct verify *v = arg;
+	const struct map_geometry *geo = &v->fs->info.geo;
+
+	for (;;) {
+		struct map_range_list l = { 0 };
+		uint32_t ag;
+		int rc;
+
+		pthread_mutex_lock(&v->lock);
+		ag = v->next_ag++;
+		bool stop = v->error || v->cancelled;
+		pthread_mutex_unlock(&v->lock);
+		if (ag >= geo->agcount || stop)
+			break;
+
+		uint64_t first = (uint64_t)ag * geo->agblocks * geo->blocksize;
+		uint64_t end_block = (uint64_t)(ag + 1) * geo->agblocks;
+		if (end_block > geo->datablocks)
+			end_block = geo->datablocks;
+		rc = map_fsmap_query(v->fs, first, end_block * geo->blocksize - 1, add_written, &l);
+		if (rc == 0) {
+			/* Reflinked extents come once per owner; merging drops those. */
+			map_range_merge(&l, 0);
+		}
+		pthread_mutex_lock(&v->lock);
+		if (rc == 0) {
+			v->written += map_range_total(&l);
+			map_range_clip_below(&l, v->from);
+			v->ag_ranges[ag] = l;
+			v->ag_ready[ag] = true;
+			rc = add_ready_ags(v);
+		} else {
+			map_range_free(&l);
+		}
+		if (rc && !v->error) {
+			v->error = -rc;
+			v->input_done = true;
+			pthread_cond_broadcast(&v->more);
+		}
+		pthread_mutex_unlock(&v->lock);
+	}
+	return NULL;
+}
+
+/* ---- the verifier ---- */
+
+static int run_verify(struct verify *v, struct map_fs *fs, uint32_t nproducers)
+{
+	const struct map_verify_opts *opts = v->opts;
+	uint32_t nreaders = opts->inflight ? opts->inflight : DEFAULT_INFLIGHT;
+	pthread_t *threads;
+	uint32_t started = 0, producers = 0;
+	int rc = 0;
+
+	if (nreaders < 2)
+		nreaders = 2;
+	v->fd = open(fs->info.device, O_RDONLY | O_DIRECT | O_CLOEXEC | O_NOATIME);
+	if (v->fd < 0 && errno == EPERM)
+		v->fd = open(fs->info.device, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (v->fd < 0)
+		return -errno;
+	threads = calloc(nreaders + nproducers, sizeof(*threads));
+	if (!threads) {
+		close(v->fd);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < nproducers; i++)
+		if (pthread_create(&threads[started], NULL, producer, v) == 0)
+			started++;
+	producers = started;
+	if (nproducers && producers == 0) {
+		pthread_mutex_lock(&v->lock);
+		v->error = EAGAIN;
+		v->input_done = true;
+		pthread_mutex_unlock(&v->lock);
+	}
+	for (uint32_t i = 0; i < nreaders; i++)
+		if (pthread_create(&threads[started], NULL, reader, v) == 0)
+			started++;
+	if (started == producers)
+		rc = -EAGAIN;
+	if (rc) {
+		pthread_mutex_lock(&v->lock);
+		v->cancelled = true;	/* let the producers stop */
+		pthread_mutex_unlock(&v->lock);
+	}
+	for (uint32_t i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+	close(v->fd);
+
+	report_progress(v, progress_due(v, true), true);
+	v->stats.bytes_verified = v->done_bytes;
+	if (!rc && v->error)
+		rc = -v->error;
+	if (!rc && v->cancelled)
+		rc = -MAP_ECANCELED;
+	return rc;
+}
+
+static void verify_init(struct verify *v, struct map_fs *fs, const struct map_verify_opts *opts)
+{
+	memset(v, 0, sizeof(*v));
+	v->opts = opts;
+	v->fs = fs;
+	v->blocksize = fs->info.geo.blocksize;
+	v->io_size = opts->io_size ? opts->io_size : DEFAULT_IO_SIZE;
+	if (v->io_size < v->blocksize)
+		v->io_size = v->blocksize;
+	v->io_size -= v->io_size % v->blocksize;
+	pthread_mutex_init(&v->lock, NULL);
+	pthread_mutex_init(&v->cb_lock, NULL);
+	pthread_cond_init(&v->more, NULL);
+}
+
+static void verify_done(struct verify *v, int64_t t0, struct map_verify_stats *stats)
+{
+	pthread_cond_destroy(&v->more);
+	pthread_mutex_destroy(&v->cb_lock);
+	pthread_mutex_destroy(&v->lock);
+	free(v->pieces);
+	v->stats.seconds = (double)(now_ns() - t0) / 1e9;
+	if (stats)
+		*stats = v->stats;
 }
 
 int map_verify_media(struct map_fs *fs, const struct map_range_list *ranges,
 		     const struct map_verify_opts *opts, struct map_verify_stats *stats)
 {
 	struct verify v;
-	uint32_t nthreads;
-	pthread_t *threads;
 	int64_t t0 = now_ns();
 	int rc = 0;
 
-	memset(&v, 0, sizeof(v));
-	v.opts = opts;
-	v.blocksize = fs->info.geo.blocksize;
-	v.io_size = opts->io_size ? opts->io_size : DEFAULT_IO_SIZE;
-	if (v.io_size < v.blocksize)
-		v.io_size = v.blocksize;
-	v.io_size -= v.io_size % v.blocksize;
-	nthreads = opts->inflight ? opts->inflight : DEFAULT_INFLIGHT;
-	if (nthreads < 2)
-		nthreads = 2;
+	verify_init(&v, fs, opts);
 	v.stats.bytes_total = map_range_total(ranges);
-
-	for (size_t i = 0; i < ranges->n; i++) {
+	for (size_t i = 0; i < ranges->n && rc == 0; i++)
 		rc = map_range_split(ranges->v[i].start, ranges->v[i].length, v.io_size,
 				     v.blocksize, collect_piece, &v);
-		if (rc)
-			goto out_free;
-	}
+	v.input_done = true;
+	if (rc == 0)
+		rc = run_verify(&v, fs, 0);
+	verify_done(&v, t0, stats);
+	return rc;
+}
 
-	v.fd = open(fs->info.device, O_RDONLY | O_DIRECT | O_CLOEXEC | O_NOATIME);
-	if (v.fd < 0 && errno == EPERM)
-		v.fd = open(fs->info.device, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (v.fd < 0) {
-		rc = -errno;
-		goto out_free;
-	}
-	pthread_mutex_init(&v.lock, NULL);
-	threads = calloc(nthreads, sizeof(*threads));
-	if (!threads) {
+int map_verify_written(struct map_fs *fs, uint64_t from, const struct map_verify_opts *opts,
+		       struct map_verify_stats *stats, uint64_t *written)
+{
+	uint32_t agcount = fs->info.geo.agcount;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct verify v;
+	int64_t t0 = now_ns();
+	int rc;
+
+	verify_init(&v, fs, opts);
+	v.from = from;
+	v.ag_ranges = calloc(agcount, sizeof(*v.ag_ranges));
+	v.ag_ready = calloc(agcount, sizeof(*v.ag_ready));
+	if (!v.ag_ranges || !v.ag_ready) {
 		rc = -ENOMEM;
-		goto out_close;
-	}
-	uint32_t started = 0;
-	for (; started < nthreads; started++) {
-		if (pthread_create(&threads[started], NULL, reader, &v) != 0)
-			break;
-	}
-	if (started == 0)
-		rc = -EAGAIN;
-	for (uint32_t i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
-	free(threads);
+	} else {
+		/* GETFSMAP is CPU work in the kernel: one query per CPU. */
+		uint32_t producers = cpus > 1 ? (uint32_t)(cpus > 4 ? 4 : cpus) : 1;
 
-	report_progress(&v, true);
-	v.stats.bytes_verified = v.done_bytes;
-	if (!rc && v.error)
-		rc = -v.error;
-	if (!rc && v.cancelled)
-		rc = -MAP_ECANCELED;
-out_close:
-	pthread_mutex_destroy(&v.lock);
-	close(v.fd);
-out_free:
-	free(v.pieces);
-	v.stats.seconds = (double)(now_ns() - t0) / 1e9;
-	if (stats)
-		*stats = v.stats;
+		rc = run_verify(&v, fs, producers < agcount ? producers : agcount);
+	}
+	if (written)
+		*written = v.written;
+	if (v.ag_ranges)
+		for (uint32_t i = 0; i < agcount; i++)
+			map_range_free(&v.ag_ranges[i]);
+	free(v.ag_ranges);
+	free(v.ag_ready);
+	verify_done(&v, t0, stats);
 	return rc;
 }
