@@ -9,6 +9,7 @@
  * Usage (in the guest): vm_verify_options DEVICE
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +171,29 @@ int main(int argc, char **argv)
 	double floor = (double)total / (40.0 * MiB) * 0.8;
 	CHECK(st.seconds >= floor, "rate-limited run took %.2f s, at least %.2f expected",
 	      st.seconds, floor);
+
+	/* An open but unlinked file: its bad block is found and mapped, and it is
+	 * reported as unlinked (no name left), not as a name we failed to find. */
+	vt_must("head -c 65536 /dev/urandom > " FX_MNT "/ghost && sync");
+	int fd = open(FX_MNT "/ghost", O_RDONLY);
+	REQUIRE(fd >= 0, "open ghost");
+	uint64_t ghost_ino = fx_ino("ghost");
+	uint64_t ghost = fx_file_physical("ghost", 16384);
+	vt_must("rm " FX_MNT "/ghost && dmsetup message dust 0 addbadblock %llu",
+		(unsigned long long)(ghost / 4096));
+	struct map_owner_list owners = { 0 };
+	struct map_paths *paths = NULL;
+	CHECK_INT(map_locate_paths(fs, ghost, 4096, &owners, &paths), 0);
+	REQUIRE(owners.n == 1, "%zu owners of the unlinked file's block", owners.n);
+	CHECK_INT(owners.v[0].kind, MAP_OWNER_FILE);
+	CHECK_INT(owners.v[0].ino, ghost_ino);
+	CHECK_INT(owners.v[0].offset, 16384);
+	CHECK(paths[0].unlinked, "unlinked file not reported as such");
+	CHECK_INT(paths[0].npaths, 0);
+	CHECK_INT(paths[0].nlink, 0);
+	map_paths_free(paths, owners.n);
+	map_owner_list_free(&owners);
+	close(fd);
 
 	map_range_free(&all);
 	map_range_free(&rest);
