@@ -44,17 +44,15 @@ static int set_state(struct ctl *ctl, int argc, char **argv, enum map_finding_st
 				     rc == -ENOENT ? " does not exist" : "");
 			continue;
 		}
-		struct map_action a = { .fs_id = f.fs_id, .finding_id = id };
-		snprintf(a.action, sizeof(a.action), "%s", action);
-		snprintf(a.user, sizeof(a.user), "%s", user_name());
-		snprintf(a.outcome, sizeof(a.outcome), "%s", map_state_name(state));
-		snprintf(a.detail, sizeof(a.detail), "was %s%s%s", map_state_name(f.state),
+		char detail[256];
+
+		snprintf(detail, sizeof(detail), "was %s%s%s", map_state_name(f.state),
 			 note[0] ? "; " : "", note);
 		rc = map_store_begin(st);
 		if (rc == 0)
 			rc = map_store_finding_set_state(st, id, state);
 		if (rc == 0)
-			rc = map_store_action_add(st, &a);
+			rc = record_action(st, f.fs_id, id, action, map_state_name(state), detail);
 		if (rc == 0)
 			rc = map_store_commit(st);
 		else

@@ -201,24 +201,18 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		else
 			still_bad++;
 		for (size_t k = 0; k < list.v[i].nfindings; k++) {
-			struct map_action a = { .fs_id = fs_id, .finding_id = list.v[i].findings[k] };
+			int64_t id = list.v[i].findings[k];
 			bool again = false;
 
 			/* A file with several names is one finding: record it once. */
 			for (size_t d = 0; d < ndone; d++)
-				again |= done[d] == a.finding_id;
+				again |= done[d] == id;
 			if (again || !done)
 				continue;
-			done[ndone++] = a.finding_id;
-
-			snprintf(a.action, sizeof(a.action), "refetch");
-			snprintf(a.user, sizeof(a.user), "%s", user_name());
-			snprintf(a.outcome, sizeof(a.outcome), "%s", outcome);
-			snprintf(a.detail, sizeof(a.detail), "%s", detail);
-			map_store_action_add(st, &a);
+			done[ndone++] = id;
+			record_action(st, fs_id, id, "refetch", outcome, detail);
 			if (v == 0)
-				map_store_finding_set_state(st, list.v[i].findings[k],
-							    MAP_STATE_REFETCHED);
+				map_store_finding_set_state(st, id, MAP_STATE_REFETCHED);
 		}
 	}
 	free(done);

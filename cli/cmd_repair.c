@@ -240,14 +240,9 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		for (int k = 0; k < cd->ntypes; k++) {
 			char detail[256];
 			const char *outcome = repair_one(fs, cd, cd->types[k], detail, sizeof(detail));
-			struct map_action a = { .fs_id = fs_id, .finding_id = cd->f.id };
 
 			printf("  #%lld %-12s %s\n", (long long)cd->f.id, outcome, detail);
-			snprintf(a.action, sizeof(a.action), "repair");
-			snprintf(a.user, sizeof(a.user), "%s", user_name());
-			snprintf(a.outcome, sizeof(a.outcome), "%s", outcome);
-			snprintf(a.detail, sizeof(a.detail), "%s", detail);
-			map_store_action_add(st, &a);
+			record_action(st, fs_id, cd->f.id, "repair", outcome, detail);
 			if (!strcmp(outcome, "repaired"))
 				any_repair = true;
 			else if (strcmp(outcome, "not-needed"))

@@ -116,6 +116,18 @@ int fs_id_for_path(const struct ctl *ctl, struct map_store *st, const char *path
 	return rc;
 }
 
+int record_action(struct map_store *st, int64_t fs_id, int64_t finding_id, const char *action,
+		  const char *outcome, const char *detail)
+{
+	struct map_action a = { .fs_id = fs_id, .finding_id = finding_id };
+
+	snprintf(a.action, sizeof(a.action), "%s", action);
+	snprintf(a.user, sizeof(a.user), "%s", user_name());
+	snprintf(a.outcome, sizeof(a.outcome), "%s", outcome);
+	snprintf(a.detail, sizeof(a.detail), "%s", detail);
+	return map_store_action_add(st, &a);
+}
+
 const char *user_name(void)
 {
 	static char buf[64];

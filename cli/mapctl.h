@@ -29,6 +29,7 @@ struct command {
 
 extern const struct command cmd_scan, cmd_status, cmd_files, cmd_locate, cmd_export,
 	cmd_refetch, cmd_repair, cmd_resolve, cmd_ignore, cmd_history, cmd_events;
+extern const struct command cmd_daemon;
 
 /* One line on stderr: "mapctl CMD: what: why" (why from map_strerror(err)
  * when err != 0).  Returns EXIT_ERROR. */
@@ -53,6 +54,11 @@ int open_fs(const struct ctl *ctl, const char *path, struct map_fs **fs);
  * @path is NULL (*fs_id = 0). */
 int fs_id_for_path(const struct ctl *ctl, struct map_store *st, const char *path,
 		   int64_t *fs_id, struct map_store_fs *out);
+
+/* Record what was done about a finding (finding_id 0: the filesystem),
+ * by the invoking user. */
+int record_action(struct map_store *st, int64_t fs_id, int64_t finding_id, const char *action,
+		  const char *outcome, const char *detail);
 
 /* The invoking user, for the record ("root", "alice (uid 1000)"). */
 const char *user_name(void);

@@ -16,8 +16,6 @@
 
 #include "map_internal.h"
 
-#define BMAP_BATCH 256
-
 struct bmap_extent {
 	uint64_t physical;	/* bytes */
 	uint64_t length;
@@ -51,56 +49,36 @@ static int index_push(struct map_bmap_index *idx, const struct bmap_extent *e)
 	return 0;
 }
 
+struct fork_walk {
+	struct map_bmap_index *idx;
+	const struct xfs_bulkstat *bs;
+	bool attr;
+};
+
+static int index_extent(const struct getbmapx *m, void *arg)
+{
+	struct fork_walk *w = arg;
+	struct bmap_extent e = {
+		.physical = (uint64_t)m->bmv_block * 512,
+		.length = (uint64_t)m->bmv_length * 512,
+		.offset = (uint64_t)m->bmv_offset * 512,
+		.ino = w->bs->bs_ino,
+		.gen = w->bs->bs_gen,
+		.mode = w->bs->bs_mode,
+		.flags = (w->attr ? MAP_OWNER_F_ATTR_FORK : 0) |
+			 ((m->bmv_oflags & BMV_OF_PREALLOC) ? MAP_OWNER_F_UNWRITTEN : 0) |
+			 ((m->bmv_oflags & BMV_OF_SHARED) ? MAP_OWNER_F_SHARED : 0),
+	};
+
+	return index_push(w->idx, &e);
+}
+
 static int index_fork(struct map_bmap_index *idx, int fd, const struct xfs_bulkstat *bs,
 		      bool attr)
 {
-	struct getbmapx *map = calloc(BMAP_BATCH + 1, sizeof(*map));
-	int rc = 0;
+	struct fork_walk w = { idx, bs, attr };
 
-	if (!map)
-		return -ENOMEM;
-	map[0].bmv_offset = 0;
-	map[0].bmv_length = -1;
-	map[0].bmv_count = BMAP_BATCH + 1;
-	map[0].bmv_iflags = BMV_IF_NO_HOLES | BMV_IF_PREALLOC | (attr ? BMV_IF_ATTRFORK : 0);
-	for (;;) {
-		if (ioctl(fd, XFS_IOC_GETBMAPX, map) != 0) {
-			rc = -errno;
-			break;
-		}
-		int got = map[0].bmv_entries;
-		bool last = got == 0;
-
-		for (int i = 1; i <= got; i++) {
-			const struct getbmapx *m = &map[i];
-			struct bmap_extent e;
-
-			if (m->bmv_oflags & BMV_OF_LAST)
-				last = true;
-			if (m->bmv_block < 0)
-				continue;	/* hole or delayed allocation */
-			e.physical = (uint64_t)m->bmv_block * 512;
-			e.length = (uint64_t)m->bmv_length * 512;
-			e.offset = (uint64_t)m->bmv_offset * 512;
-			e.ino = bs->bs_ino;
-			e.gen = bs->bs_gen;
-			e.mode = bs->bs_mode;
-			e.flags = (attr ? MAP_OWNER_F_ATTR_FORK : 0) |
-				  ((m->bmv_oflags & BMV_OF_PREALLOC) ? MAP_OWNER_F_UNWRITTEN : 0) |
-				  ((m->bmv_oflags & BMV_OF_SHARED) ? MAP_OWNER_F_SHARED : 0);
-			rc = index_push(idx, &e);
-			if (rc)
-				goto out;
-		}
-		if (last || got < BMAP_BATCH)
-			break;
-		/* The kernel moved the header past what it returned. */
-		if (map[0].bmv_length <= 0)
-			break;
-	}
-out:
-	free(map);
-	return rc;
+	return map_getbmapx_each(fd, attr, index_extent, &w);
 }
 
 static int index_inode(struct map_fs *fs, const struct xfs_bulkstat *bs, void *arg)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The written extents of one open file, for re-verifying it after a restore. */
+/*
+ * Extents of one open file from XFS_IOC_GETBMAPX: a walk shared by the
+ * extent index (no rmapbt) and by re-verifying a file after a restore.
+ */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -7,7 +10,8 @@
 
 #define BATCH 256
 
-int map_file_ranges(int fd, struct map_range_list *out)
+int map_getbmapx_each(int fd, bool attr_fork,
+		      int (*fn)(const struct getbmapx *ext, void *arg), void *arg)
 {
 	struct getbmapx *map = calloc(BATCH + 1, sizeof(*map));
 	int rc = 0;
@@ -17,7 +21,7 @@ int map_file_ranges(int fd, struct map_range_list *out)
 	map[0].bmv_offset = 0;
 	map[0].bmv_length = -1;
 	map[0].bmv_count = BATCH + 1;
-	map[0].bmv_iflags = BMV_IF_NO_HOLES | BMV_IF_PREALLOC;
+	map[0].bmv_iflags = BMV_IF_NO_HOLES | BMV_IF_PREALLOC | (attr_fork ? BMV_IF_ATTRFORK : 0);
 	for (;;) {
 		if (ioctl(fd, XFS_IOC_GETBMAPX, map) != 0) {
 			rc = -errno;
@@ -29,15 +33,28 @@ int map_file_ranges(int fd, struct map_range_list *out)
 		for (int i = 1; i <= got && rc == 0; i++) {
 			if (map[i].bmv_oflags & BMV_OF_LAST)
 				last = true;
-			if (map[i].bmv_block < 0 || (map[i].bmv_oflags & BMV_OF_PREALLOC))
-				continue;	/* hole, delayed or unwritten */
-			rc = map_range_add(out, (uint64_t)map[i].bmv_block * 512,
-					   (uint64_t)map[i].bmv_length * 512);
+			if (map[i].bmv_block >= 0)	/* not a hole or delayed allocation */
+				rc = fn(&map[i], arg);
 		}
+		/* The kernel moved the header past what it returned. */
 		if (rc || last || got < BATCH || map[0].bmv_length <= 0)
 			break;
 	}
 	free(map);
+	return rc;
+}
+
+static int add_written(const struct getbmapx *ext, void *arg)
+{
+	if (ext->bmv_oflags & BMV_OF_PREALLOC)
+		return 0;	/* unwritten: nothing to read back */
+	return map_range_add(arg, (uint64_t)ext->bmv_block * 512, (uint64_t)ext->bmv_length * 512);
+}
+
+int map_file_ranges(int fd, struct map_range_list *out)
+{
+	int rc = map_getbmapx_each(fd, false, add_written, out);
+
 	if (rc == 0)
 		map_range_merge(out, 0);
 	return rc;

@@ -24,16 +24,7 @@ void map_finding_clear(struct map_finding *f)
 
 int map_finding_add_path(struct map_finding *f, const char *path)
 {
-	char **v = realloc(f->paths, (f->npaths + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	f->paths = v;
-	f->paths[f->npaths] = strdup(path);
-	if (!f->paths[f->npaths])
-		return -ENOMEM;
-	f->npaths++;
-	return 0;
+	return map_strv_add(&f->paths, &f->npaths, path);
 }
 
 static void scrub_names(char *dst, size_t len, const uint32_t *types, uint32_t n)

@@ -49,6 +49,12 @@ int map_fs_load_fshandle(struct map_fs *fs);
 /* Open inode @ino/@gen by handle (O_RDONLY | flags); fd or -errno. */
 int map_open_by_ino(struct map_fs *fs, uint64_t ino, uint32_t gen, int flags);
 
+/* ---- file_ranges.c: GETBMAPX ---- */
+/* Every mapped extent (no holes, no delayed allocations) of one fork of an
+ * open file; a nonzero return from @fn stops the walk and is returned. */
+int map_getbmapx_each(int fd, bool attr_fork,
+		      int (*fn)(const struct getbmapx *ext, void *arg), void *arg);
+
 /* ---- owners of bad blocks without rmapbt ---- */
 int map_bmap_index_locate(struct map_fs *fs, uint64_t start, uint64_t length,
 			  struct map_owner_list *out);
@@ -75,6 +81,8 @@ uint64_t map_dirmap_missing(const struct map_dirmap *dm, uint64_t ino);
 
 /* ---- misc ---- */
 int map_owner_list_push(struct map_owner_list *list, const struct map_owner *o);
+/* Append a copy of @path to a growing array of strings. */
+int map_strv_add(char ***v, size_t *n, const char *path);
 int map_cancelled(const volatile int *cancel);
 
 #endif

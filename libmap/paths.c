@@ -77,16 +77,7 @@ struct resolve {
 
 static int add_path(struct map_paths *p, const char *path)
 {
-	char **v = realloc(p->paths, (p->npaths + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	p->paths = v;
-	p->paths[p->npaths] = strdup(path);
-	if (!p->paths[p->npaths])
-		return -ENOMEM;
-	p->npaths++;
-	return 0;
+	return map_strv_add(&p->paths, &p->npaths, path);
 }
 
 static int cmp_u64(const void *a, const void *b)
