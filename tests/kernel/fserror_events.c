@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Our patch series makes XFS report errors to fanotify as FAN_FS_ERROR.  On a
+ * filesystem over dm-dust, with a FAN_REPORT_FID listener on the filesystem:
+ *
+ * - a clean workload, failed reads that are not media errors (EFAULT, EINVAL)
+ *   and SIGBUS past EOF yield no event;
+ * - buffered, direct and mmap reads over a bad block, and writeback to a bad
+ *   block (overwrite and unwritten extent), each yield one EIO event whose
+ *   file handle decodes to the file's inode and generation, and one
+ *   xfs_file_ioerror trace line with the exact range;
+ * - an unreadable directory block and an unreadable inode btree block yield
+ *   an EIO event without a file; a directory block that fails its verifier
+ *   yields EFSCORRUPTED with the directory's handle;
+ * - XFS_IOC_GOINGDOWN yields one ESHUTDOWN event, and later reads none;
+ * - unmounting with an event queued, or with a report in flight, is safe;
+ * - the kernel log has no BUG, WARNING or lockdep report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fserror_listen.h"
+#include "ktest.h"
+#include "vmtest.h"
+
+#define DUST "kdust"
+#define DEV "/dev/mapper/" DUST
+#define MNT "/tmp/mnt"
+#define BLK 4096
+#define EFSCORRUPTED EUCLEAN
+#define NO_EVENT_MS 1500
+#define EVENT_MS 10000
+
+/* A file whose handle an event must carry. */
+struct victim {
+	const char *name;
+	char path[256];
+	uint64_t ino;
+	uint32_t gen;
+	int handle_type;
+	uint32_t handle_bytes;
+	unsigned char handle[64];
+	uint64_t offset;	/* file byte over the bad block */
+	uint64_t blk;		/* dm-dust block (4 KiB) under it */
+};
+
+static struct victim buffered = { .name = "buffered", .offset = 128 * 1024 };
+static struct victim direct = { .name = "direct", .offset = 64 * 1024 };
+static struct victim mapped = { .name = "mapped", .offset = 32 * 1024 };
+static struct victim overwrite = { .name = "overwrite", .offset = 16 * 1024 };
+static struct victim unwritten = { .name = "unwritten", .offset = 0 };
+static struct victim dirio = { .name = "dirio" };
+static struct victim dircorrupt = { .name = "dircorrupt" };
+
+static uint32_t inobt_agno;
+static uint64_t inobt_blk;
+static int fsid[2];
+
+static void identify(struct victim *v)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[64];
+	} h;
+	int mount_id;
+
+	kt_ino_gen(v->path, &v->ino, &v->gen);
+	h.fh.handle_bytes = sizeof(h.bytes);
+	REQUIRE(name_to_handle_at(AT_FDCWD, v->path, &h.fh, &mount_id, 0) == 0,
+		"name_to_handle_at %s: %s", v->path, strerror(errno));
+	v->handle_type = h.fh.handle_type;
+	v->handle_bytes = h.fh.handle_bytes;
+	memcpy(v->handle, h.fh.f_handle, h.fh.handle_bytes);
+	printf("%s: ino %llu gen %u handle type 0x%x\n", v->name, (unsigned long long)v->ino,
+	       v->gen, v->handle_type);
+}
+
+static void make_dir(struct victim *v, int entries)
+{
+	REQUIRE(mkdir(v->path, 0755) == 0, "mkdir %s: %s", v->path, strerror(errno));
+	for (int i = 0; i < entries; i++) {
+		char name[512];
+
+		snprintf(name, sizeof(name), "%s/entry-with-a-longish-name-%04d", v->path, i);
+		close(kt_open(name, O_WRONLY | O_CREAT));
+	}
+}
+
+/* AG of an inode number, from the geometry. */
+static uint32_t ino_agno(const struct xfs_fsop_geom *geo, uint64_t ino)
+{
+	unsigned int agblklog = 0, inopblog = 0;
+
+	while ((1u << agblklog) < geo->agblocks)
+		agblklog++;
+	while ((1u << inopblog) < geo->blocksize / geo->inodesize)
+		inopblog++;
+	return (uint32_t)(ino >> (agblklog + inopblog));
+}
+
+static void populate(void)
+{
+	struct xfs_fsop_geom geo;
+	struct victim *files[] = { &buffered, &direct, &mapped, &overwrite, &unwritten };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		snprintf(files[i]->path, sizeof(files[i]->path), MNT "/%s", files[i]->name);
+	snprintf(dirio.path, sizeof(dirio.path), MNT "/%s", dirio.name);
+	snprintf(dircorrupt.path, sizeof(dircorrupt.path), MNT "/%s", dircorrupt.name);
+
+	kt_write_file(buffered.path, 256 * 1024, 1, true);
+	kt_write_file(direct.path, 256 * 1024, 2, true);
+	kt_write_file(mapped.path, 64 * 1024, 3, true);
+	kt_write_file(overwrite.path, 64 * 1024, 4, true);
+	int fd = kt_open(unwritten.path, O_WRONLY | O_CREAT);
+	REQUIRE(fallocate(fd, 0, 0, 64 * 1024) == 0, "fallocate: %s", strerror(errno));
+	REQUIRE(fsync(fd) == 0, "fsync: %s", strerror(errno));
+	close(fd);
+	make_dir(&dirio, 200);
+	make_dir(&dircorrupt, 200);
+
+	/* Directories spread over the AGs; fill one outside AG 0 with inodes
+	 * and take its inode btree away later. */
+	int dfd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	kt_geometry(dfd, &geo);
+	close(dfd);
+	for (int d = 0; d < 8 && inobt_agno == 0; d++) {
+		char dir[64];
+		uint64_t ino;
+		uint32_t gen;
+
+		snprintf(dir, sizeof(dir), MNT "/inodes%d", d);
+		REQUIRE(mkdir(dir, 0755) == 0, "mkdir %s: %s", dir, strerror(errno));
+		kt_ino_gen(dir, &ino, &gen);
+		if (ino_agno(&geo, ino) == 0)
+			continue;
+		inobt_agno = ino_agno(&geo, ino);
+		for (int i = 0; i < 70; i++) {
+			char name[128];
+
+			snprintf(name, sizeof(name), "%s/f%d", dir, i);
+			close(kt_open(name, O_WRONLY | O_CREAT));
+		}
+	}
+	REQUIRE(inobt_agno != 0, "no directory landed outside AG 0");
+	sync();
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		identify(files[i]);
+		files[i]->blk = kt_file_physical(files[i]->path, files[i]->offset) / BLK;
+	}
+	identify(&dirio);
+	identify(&dircorrupt);
+	dirio.blk = kt_fork_physical(dirio.path, 0) / BLK;
+	dircorrupt.blk = kt_fork_physical(dircorrupt.path, 0) / BLK;
+
+	struct statfs sfs;
+	REQUIRE(statfs(MNT, &sfs) == 0, "statfs: %s", strerror(errno));
+	memcpy(fsid, &sfs.f_fsid, sizeof(fsid));
+}
+
+/* The event must be one error for @v (or for no file when @v is NULL). */
+static void check_event(const char *what, const struct kt_fserror *ev, int n, int error,
+			const struct victim *v)
+{
+	CHECK_INT(n, 1);
+	if (n < 1)
+		return;
+	kt_fserror_print(what, ev);
+	CHECK_INT(ev->error, error);
+	CHECK_INT(ev->count, 1);
+	CHECK(memcmp(ev->fsid, fsid, sizeof(fsid)) == 0, "%s: event fsid is not the statfs fsid",
+	      what);
+	if (!v) {
+		CHECK_INT(ev->handle_type, KT_FILEID_INVALID);
+		CHECK_INT(ev->handle_bytes, 0);
+		return;
+	}
+	CHECK_INT(ev->handle_type, v->handle_type);
+	CHECK_INT(ev->handle_bytes, v->handle_bytes);
+	CHECK(ev->handle_bytes == v->handle_bytes &&
+		      memcmp(ev->handle, v->handle, v->handle_bytes) == 0,
+	      "%s: handle differs from name_to_handle_at(%s)", what, v->path);
+	CHECK(ev->has_inode, "%s: handle type 0x%x does not decode", what, ev->handle_type);
+	CHECK_INT(ev->ino, v->ino);
+	CHECK_INT(ev->gen, v->gen);
+}
+
+static void expect_event(int fan, const char *what, int error, const struct victim *v)
+{
+	struct kt_fserror ev[4];
+	int n = kt_fserror_read(fan, EVENT_MS, ev, 4);
+
+	check_event(what, ev, n, error, v);
+}
+
+static void expect_no_event(int fan, const char *what)
+{
+	struct kt_fserror ev[4];
+	int n = kt_fserror_read(fan, NO_EVENT_MS, ev, 4);
+
+	for (int i = 0; i < n; i++)
+		kt_fserror_print(what, &ev[i]);
+	CHECK(n == 0, "%s: %d unexpected FAN_FS_ERROR event(s)", what, n);
+}
+
+static sigjmp_buf sigbus_jump;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(sigbus_jump, 1);
+}
+
+/* Read one byte of a mapping; true if that raised SIGBUS. */
+static bool touch_sigbus(const volatile char *p)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	bool bus = false;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(sigbus_jump, 1) == 0)
+		(void)*p;
+	else
+		bus = true;
+	sigaction(SIGBUS, &old, NULL);
+	return bus;
+}
+
+static ssize_t read_at(const char *path, int flags, uint64_t offset, size_t len)
+{
+	void *buf;
+	int fd = kt_open(path, O_RDONLY | flags);
+
+	REQUIRE(posix_memalign(&buf, BLK, len) == 0, "out of memory");
+	ssize_t n = pread(fd, buf, len, (off_t)offset);
+	int err = errno;
+	free(buf);
+	close(fd);
+	errno = err;
+	return n;
+}
+
+/* Everything here succeeds or fails for reasons other than the media. */
+static void clean_workload(void)
+{
+	int fan = kt_fserror_listen(MNT);
+	char path[256];
+
+	for (int i = 0; i < 20; i++) {
+		snprintf(path, sizeof(path), MNT "/clean%d", i);
+		kt_write_file(path, 16384 + i * 4096, 100 + i, i % 2);
+	}
+	CHECK_INT(read_at(buffered.path, 0, 0, 256 * 1024), 256 * 1024);
+	CHECK_INT(read_at(direct.path, O_DIRECT, 0, 256 * 1024), 256 * 1024);
+	kt_reflink(buffered.path, MNT "/clean-clone");
+	kt_write_file(MNT "/clean-clone", 8192, 7, true);
+	REQUIRE(rename(MNT "/clean3", MNT "/clean3-renamed") == 0, "rename: %s", strerror(errno));
+	REQUIRE(unlink(MNT "/clean4") == 0, "unlink: %s", strerror(errno));
+	vt_must("ls -lR %s >/dev/null && sync", MNT);
+
+	/* Failed reads that are not media errors. */
+	int fd = kt_open(mapped.path, O_RDONLY);
+	void *guard = mmap(NULL, BLK, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	REQUIRE(guard != MAP_FAILED, "mmap: %s", strerror(errno));
+	errno = 0;
+	CHECK(read(fd, guard, BLK) < 0 && errno == EFAULT, "read into a bad buffer: %s",
+	      strerror(errno));
+	munmap(guard, BLK);
+	close(fd);
+	fd = kt_open(direct.path, O_RDONLY | O_DIRECT);
+	char *unaligned = malloc(BLK + 1);
+	errno = 0;
+	CHECK(pread(fd, unaligned + 1, 511, 1) < 0 && errno == EINVAL,
+	      "misaligned direct read: %s", strerror(errno));
+	free(unaligned);
+	close(fd);
+
+	/* SIGBUS past EOF is not a read error. */
+	fd = kt_open(MNT "/clean0", O_RDONLY);
+	char *map = mmap(NULL, 64 * 1024, PROT_READ, MAP_SHARED, fd, 0);
+	REQUIRE(map != MAP_FAILED, "mmap: %s", strerror(errno));
+	CHECK(!touch_sigbus(map), "reading inside the file raised SIGBUS");
+	CHECK(touch_sigbus(map + 32 * 1024), "reading past EOF did not raise SIGBUS");
+	munmap(map, 64 * 1024);
+	close(fd);
+
+	expect_no_event(fan, "clean workload");
+	close(fan);
+}
+
+/* Directory block 0 of dircorrupt loses its magic number (the verifier
+ * fails; dm-dust passes writes through while disabled). */
+static void corrupt_dir_block(void)
+{
+	vt_must("dd if=/dev/zero of=%s bs=4 count=1 seek=%llu conv=notrunc status=none", DEV,
+		(unsigned long long)(dircorrupt.blk * BLK / 4));
+}
+
+static void find_inobt_root(void)
+{
+	struct xfs_fsop_geom geo;
+	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+
+	kt_geometry(fd, &geo);
+	close(fd);
+	kt_umount(MNT);
+	const char *root = vt_out("xfs_db -r -c 'agi %u' -c 'print root' %s | sed -n 's/^root = //p'",
+				  inobt_agno, DEV);
+	REQUIRE(*root, "cannot read the inode btree root of AG %u", inobt_agno);
+	uint64_t agbno = strtoull(root, NULL, 10);
+	inobt_blk = ((uint64_t)inobt_agno * geo.agblocks + agbno) * geo.blocksize / BLK;
+	printf("inode btree root of AG %u: agbno %llu, dust block %llu\n", inobt_agno,
+	       (unsigned long long)agbno, (unsigned long long)inobt_blk);
+}
+
+static void data_read_errors(int fan)
+{
+	/* buffered read */
+	errno = 0;
+	CHECK(read_at(buffered.path, 0, buffered.offset, BLK) < 0 && errno == EIO,
+	      "buffered read over a bad block: %s", strerror(errno));
+	expect_event(fan, "buffered read", EIO, &buffered);
+
+	/* direct read */
+	errno = 0;
+	CHECK(read_at(direct.path, O_DIRECT, direct.offset, BLK) < 0 && errno == EIO,
+	      "direct read over a bad block: %s", strerror(errno));
+	expect_event(fan, "direct read", EIO, &direct);
+
+	/* mmap read */
+	int fd = kt_open(mapped.path, O_RDONLY);
+	char *map = mmap(NULL, 64 * 1024, PROT_READ, MAP_SHARED, fd, 0);
+	REQUIRE(map != MAP_FAILED, "mmap: %s", strerror(errno));
+	CHECK(touch_sigbus(map + mapped.offset), "mapped read over a bad block did not SIGBUS");
+	munmap(map, 64 * 1024);
+	close(fd);
+	expect_event(fan, "mmap read", EIO, &mapped);
+}
+
+/* Writeback of one dirty block onto a block whose next write fails. */
+static void write_back_to_bad_block(int fan, struct victim *v, const char *what)
+{
+	char buf[BLK];
+
+	kt_dust_add(DUST, v->blk, 1);
+	memset(buf, 0x5a, sizeof(buf));
+	int fd = kt_open(v->path, O_WRONLY);
+	CHECK_INT(pwrite(fd, buf, sizeof(buf), (off_t)v->offset), BLK);
+	errno = 0;
+	CHECK(fsync(fd) < 0 && errno == EIO, "%s: fsync after failed writeback: %s", what,
+	      strerror(errno));
+	close(fd);
+	expect_event(fan, what, EIO, v);
+}
+
+static void metadata_errors(int fan)
+{
+	char cmd[512];
+
+	/* directory block that cannot be read */
+	snprintf(cmd, sizeof(cmd), "ls %s >/dev/null 2>&1", dirio.path);
+	CHECK(vt_sh("%s", cmd) != 0, "listing a directory with a bad block succeeded");
+	expect_event(fan, "unreadable directory block", EIO, NULL);
+
+	/* inode btree block that cannot be read */
+	struct {
+		struct xfs_inumbers_req req;
+		struct xfs_inumbers rec[16];
+	} inum;
+	memset(&inum, 0, sizeof(inum));
+	inum.req.hdr.flags = XFS_BULK_IREQ_AGNO;
+	inum.req.hdr.agno = inobt_agno;
+	inum.req.hdr.icount = 16;
+	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	errno = 0;
+	CHECK(ioctl(fd, XFS_IOC_INUMBERS, &inum) < 0 && errno == EIO,
+	      "INUMBERS over an unreadable inode btree: %s", strerror(errno));
+	close(fd);
+	expect_event(fan, "unreadable inode btree block", EIO, NULL);
+
+	/* directory block that fails its verifier: marked sick, with the inode */
+	fd = kt_open(dircorrupt.path, O_RDONLY | O_DIRECTORY);
+	char buf[4096];
+	errno = 0;
+	CHECK(syscall(SYS_getdents64, fd, buf, sizeof(buf)) < 0 && errno == EFSCORRUPTED,
+	      "reading a corrupt directory: %s", strerror(errno));
+	close(fd);
+	expect_event(fan, "corrupt directory block", EFSCORRUPTED, &dircorrupt);
+}
+
+static void check_trace(const char *trace)
+{
+	const struct victim *v[] = { &buffered, &direct, &mapped, &overwrite, &unwritten };
+	const char *kind[] = { "buffered_read", "direct_read", "mmap_read", "writeback",
+			       "writeback" };
+	char want[256];
+
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(want, sizeof(want),
+			 "ino 0x%llx gen 0x%x %s pos 0x%llx bytecount 0x%x error 5",
+			 (unsigned long long)v[i]->ino, v[i]->gen, kind[i],
+			 (unsigned long long)v[i]->offset, BLK);
+		CHECK(kt_trace_count(trace, "xfs_file_ioerror:", want, NULL) == 1,
+		      "no single trace line \"%s\"", want);
+	}
+	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", NULL), 5);
+}
+
+static void unmount_with_events(void)
+{
+	struct kt_fserror ev[4];
+
+	/* An event queued in fanotify while the filesystem goes away. */
+	int fan = kt_fserror_listen(MNT);
+	CHECK(read_at(direct.path, O_DIRECT, direct.offset, BLK) < 0, "direct read succeeded");
+	struct pollfd pfd = { .fd = fan, .events = POLLIN };
+	CHECK_INT(poll(&pfd, 1, EVENT_MS), 1);
+	kt_umount(MNT);
+	check_event("queued at unmount", ev, kt_fserror_read(fan, EVENT_MS, ev, 4), EIO, &direct);
+	close(fan);
+
+	/* A report still on its way when the unmount starts. */
+	kt_mount(DEV, MNT, NULL);
+	fan = kt_fserror_listen(MNT);
+	CHECK(read_at(buffered.path, 0, buffered.offset, BLK) < 0, "buffered read succeeded");
+	kt_umount(MNT);
+	int n = kt_fserror_read(fan, NO_EVENT_MS, ev, 4);
+	printf("report in flight at unmount: %d event(s)\n", n);
+	if (n > 0)
+		check_event("in flight at unmount", ev, n, EIO, &buffered);
+	close(fan);
+}
+
+static void shutdown_event(void)
+{
+	uint32_t how = XFS_FSOP_GOING_FLAGS_NOLOGFLUSH;
+
+	char buf[BLK];
+
+	kt_mount(DEV, MNT, NULL);
+	int fan = kt_fserror_listen(MNT);
+	int file = kt_open(buffered.path, O_RDONLY);
+	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	CHECK(ioctl(fd, XFS_IOC_GOINGDOWN, &how) == 0, "GOINGDOWN: %s", strerror(errno));
+	close(fd);
+	expect_event(fan, "shutdown", ESHUTDOWN, NULL);
+
+	/* After the shutdown, failures are not news. */
+	errno = 0;
+	CHECK(pread(file, buf, sizeof(buf), 0) < 0 && errno == EIO, "read after shutdown: %s",
+	      strerror(errno));
+	close(file);
+	expect_no_event(fan, "read after shutdown");
+	close(fan);
+	kt_umount(MNT);
+}
+
+int main(int argc, char **argv)
+{
+	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
+	static const char *const events[] = { "xfs:xfs_file_ioerror" };
+
+	vt_require_vm();
+	kt_allow_small_fs(DEV);
+	kt_dust_create(DUST, backing);
+	kt_mkfs(DEV, KT_MKFS_FEATURES " -d agcount=4");
+	kt_mount(DEV, MNT, NULL);
+	populate();
+	clean_workload();
+
+	/* Bad blocks and a corrupt directory, then a mount with cold caches. */
+	find_inobt_root();
+	corrupt_dir_block();
+	struct victim *bad[] = { &buffered, &direct, &mapped, &dirio };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		kt_dust_add(DUST, bad[i]->blk, 0);
+	kt_dust_add(DUST, inobt_blk, 0);
+	kt_dust_enable(DUST, true);
+	kt_mount(DEV, MNT, NULL);
+
+	int fan = kt_fserror_listen(MNT);
+	kt_trace_start(events, 1);
+	data_read_errors(fan);
+	write_back_to_bad_block(fan, &overwrite, "writeback of an overwrite");
+	write_back_to_bad_block(fan, &unwritten, "writeback into an unwritten extent");
+	char *trace = kt_trace_stop();
+	check_trace(trace);
+	free(trace);
+	metadata_errors(fan);
+	expect_no_event(fan, "after the last error");
+	close(fan);
+
+	unmount_with_events();
+	shutdown_event();
+
+	kt_dust_remove(DUST);
+	CHECK_INT(vt_kernel_log_problems(), 0);
+	return check_done();
+}

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "ktest.h"
+#include "vmtest.h"
+
+/* The environment did not behave: stop the test. */
+#define REQUIRE(cond, ...)                                                   \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__);                        \
+			fputs("\nstopping this test\n", stderr);             \
+			exit(1);                                             \
+		}                                                            \
+	} while (0)
+
+#define TRACEFS "/sys/kernel/tracing"
+
+void kt_allow_small_fs(const char *dev)
+{
+	setenv("TEST_DIR", "/tmp", 1);
+	setenv("TEST_DEV", dev, 1);
+	setenv("QA_CHECK_FS", "xfs", 1);
+}
+
+void kt_mkfs(const char *dev, const char *opts)
+{
+	vt_must("mkfs.xfs -q -f %s %s", opts, dev);
+}
+
+void kt_mount(const char *dev, const char *mnt, const char *opts)
+{
+	vt_must("mkdir -p %s && mount %s%s %s %s", mnt, opts ? "-o " : "", opts ? opts : "",
+		dev, mnt);
+}
+
+void kt_umount(const char *mnt)
+{
+	vt_must("umount %s", mnt);
+}
+
+int kt_open(const char *path, int flags)
+{
+	int fd = open(path, flags, 0644);
+
+	REQUIRE(fd >= 0, "open %s: %s", path, strerror(errno));
+	return fd;
+}
+
+void kt_geometry(int fd, struct xfs_fsop_geom *geo)
+{
+	memset(geo, 0, sizeof(*geo));
+	REQUIRE(ioctl(fd, XFS_IOC_FSGEOMETRY, geo) == 0, "FSGEOMETRY: %s", strerror(errno));
+}
+
+void kt_ino_gen(const char *path, uint64_t *ino, uint32_t *gen)
+{
+	struct stat st;
+	int fd = kt_open(path, O_RDONLY);
+	int version = 0;
+
+	REQUIRE(fstat(fd, &st) == 0, "stat %s: %s", path, strerror(errno));
+	REQUIRE(ioctl(fd, FS_IOC_GETVERSION, &version) == 0, "GETVERSION %s: %s", path,
+		strerror(errno));
+	close(fd);
+	*ino = st.st_ino;
+	*gen = (uint32_t)version;
+}
+
+const char *kt_fs_name(const char *dev)
+{
+	static char name[64];
+	char link[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+
+	REQUIRE(stat(dev, &st) == 0 && S_ISBLK(st.st_mode), "%s is not a block device", dev);
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	REQUIRE(n > 0, "readlink %s: %s", link, strerror(errno));
+	target[n] = '\0';
+	snprintf(name, sizeof(name), "%s", basename(target));
+	return name;
+}
+
+/* xorshift64: reproducible file content without storing it. */
+static uint64_t next_word(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
+void kt_write_file(const char *path, size_t size, unsigned int seed, bool sync)
+{
+	static uint64_t buf[8192];
+	uint64_t state = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed << 20 | seed);
+	int fd = kt_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+
+	while (size > 0) {
+		size_t chunk = size < sizeof(buf) ? size : sizeof(buf);
+
+		for (size_t i = 0; i < (chunk + 7) / 8; i++)
+			buf[i] = next_word(&state);
+		REQUIRE(write(fd, buf, chunk) == (ssize_t)chunk, "write %s: %s", path,
+			strerror(errno));
+		size -= chunk;
+	}
+	if (sync)
+		REQUIRE(fsync(fd) == 0, "fsync %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+void kt_reflink(const char *src, const char *dst)
+{
+	int s = kt_open(src, O_RDONLY);
+	int d = kt_open(dst, O_WRONLY | O_CREAT | O_TRUNC);
+
+	REQUIRE(ioctl(d, FICLONE, s) == 0, "FICLONE %s -> %s: %s", src, dst, strerror(errno));
+	close(s);
+	close(d);
+}
+
+uint64_t kt_file_physical(const char *path, uint64_t offset)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe[1];
+	} req;
+	int fd = kt_open(path, O_RDONLY);
+
+	memset(&req, 0, sizeof(req));
+	req.fm.fm_start = offset;
+	req.fm.fm_length = 1;
+	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	req.fm.fm_extent_count = 1;
+	REQUIRE(ioctl(fd, FS_IOC_FIEMAP, &req) == 0, "FIEMAP %s: %s", path, strerror(errno));
+	close(fd);
+	REQUIRE(req.fm.fm_mapped_extents == 1 && req.fe[0].fe_logical <= offset &&
+			offset < req.fe[0].fe_logical + req.fe[0].fe_length,
+		"%s has no extent at byte %llu", path, (unsigned long long)offset);
+	return req.fe[0].fe_physical + (offset - req.fe[0].fe_logical);
+}
+
+uint64_t kt_fork_physical(const char *path, uint64_t offset)
+{
+	enum { NMAP = 64 };
+	struct getbmapx map[NMAP + 1];
+	int fd = kt_open(path, O_RDONLY);
+	int64_t bb = (int64_t)(offset / 512);
+
+	memset(map, 0, sizeof(map));
+	map[0].bmv_offset = 0;
+	map[0].bmv_length = -1;
+	map[0].bmv_count = NMAP + 1;
+	REQUIRE(ioctl(fd, XFS_IOC_GETBMAPX, map) == 0, "GETBMAPX %s: %s", path, strerror(errno));
+	close(fd);
+	for (int i = 1; i <= map[0].bmv_entries; i++) {
+		if (map[i].bmv_block < 0 || bb < map[i].bmv_offset ||
+		    bb >= map[i].bmv_offset + map[i].bmv_length)
+			continue;
+		return (uint64_t)(map[i].bmv_block + (bb - map[i].bmv_offset)) * 512 +
+		       offset % 512;
+	}
+	REQUIRE(false, "%s has no block at byte %llu", path, (unsigned long long)offset);
+	return 0;
+}
+
+/* All output of a shell command, malloc'd. */
+static char *capture(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	size_t len = 0, cap = 65536;
+	char *out = malloc(cap);
+
+	REQUIRE(p && out, "cannot run %s", cmd);
+	for (;;) {
+		if (cap - len < 4096) {
+			cap *= 2;
+			out = realloc(out, cap);
+			REQUIRE(out, "out of memory");
+		}
+		size_t n = fread(out + len, 1, cap - len - 1, p);
+		if (n == 0)
+			break;
+		len += n;
+	}
+	out[len] = '\0';
+	REQUIRE(pclose(p) == 0, "command failed: %s", cmd);
+	return out;
+}
+
+char *kt_checksums(const char *dir)
+{
+	char *cmd;
+
+	REQUIRE(asprintf(&cmd, "cd %s && find . -type f -print0 | sort -z | xargs -0 -r sha256sum",
+			 dir) > 0, "out of memory");
+	char *out = capture(cmd);
+	free(cmd);
+	return out;
+}
+
+void kt_write_str(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	REQUIRE(fd >= 0, "open %s: %s", path, strerror(errno));
+	REQUIRE(write(fd, value, strlen(value)) == (ssize_t)strlen(value), "write '%s' to %s: %s",
+		value, path, strerror(errno));
+	close(fd);
+}
+
+const char *kt_read_str(const char *path)
+{
+	static char buf[4096];
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+void kt_errortag(const char *fs_name, const char *tag, unsigned int value)
+{
+	char path[256], val[16];
+
+	snprintf(path, sizeof(path), "/sys/fs/xfs/%s/errortag/%s", fs_name, tag);
+	snprintf(val, sizeof(val), "%u", value);
+	kt_write_str(path, val);
+}
+
+void kt_trace_start(const char *const *events, size_t n)
+{
+	kt_write_str(TRACEFS "/tracing_on", "0");
+	kt_write_str(TRACEFS "/buffer_size_kb", "8192");
+	kt_write_str(TRACEFS "/set_event", "");
+	for (size_t i = 0; i < n; i++) {
+		int fd = open(TRACEFS "/set_event", O_WRONLY | O_APPEND);
+
+		REQUIRE(fd >= 0 && write(fd, events[i], strlen(events[i])) > 0,
+			"cannot enable trace event %s: %s", events[i], strerror(errno));
+		close(fd);
+	}
+	kt_write_str(TRACEFS "/trace", "");
+	kt_write_str(TRACEFS "/tracing_on", "1");
+}
+
+char *kt_trace_stop(void)
+{
+	kt_write_str(TRACEFS "/tracing_on", "0");
+	char *out = capture("cat " TRACEFS "/trace");
+	kt_write_str(TRACEFS "/set_event", "");
+	return out;
+}
+
+int kt_trace_count(const char *trace, ...)
+{
+	const char *needles[8];
+	size_t nn = 0;
+	va_list ap;
+	int count = 0;
+
+	va_start(ap, trace);
+	for (const char *s; (s = va_arg(ap, const char *)) != NULL && nn < 8;)
+		needles[nn++] = s;
+	va_end(ap);
+
+	for (const char *line = trace; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		bool all = line[0] != '#';
+
+		for (size_t i = 0; all && i < nn; i++)
+			all = memmem(line, len, needles[i], strlen(needles[i])) != NULL;
+		count += all;
+		line += len + (end != NULL);
+	}
+	return count;
+}
+
+void kt_dust_create(const char *name, const char *backing)
+{
+	const char *sectors = vt_out("blockdev --getsz %s", backing);
+
+	REQUIRE(*sectors, "cannot size %s", backing);
+	setenv("DM_DISABLE_UDEV", "1", 1);
+	vt_must("dmsetup create %s --table '0 %s dust %s 0 4096'", name, sectors, backing);
+	vt_must("test -b /dev/mapper/%s", name);
+}
+
+void kt_dust_remove(const char *name)
+{
+	vt_must("dmsetup remove %s", name);
+}
+
+void kt_dust_add(const char *name, uint64_t blk, unsigned int write_fails)
+{
+	if (write_fails)
+		vt_must("dmsetup message %s 0 addbadblock %llu %u", name, (unsigned long long)blk,
+			write_fails);
+	else
+		vt_must("dmsetup message %s 0 addbadblock %llu", name, (unsigned long long)blk);
+}
+
+void kt_dust_enable(const char *name, bool on)
+{
+	vt_must("dmsetup message %s 0 %s", name, on ? "enable" : "disable");
+}

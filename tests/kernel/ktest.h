@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Helpers for the kernel tests (tests/kernel): small XFS filesystems, files
+ * with known content, tracefs, sysfs knobs and dm-dust.  They stop the test
+ * (exit 1) when the environment does not behave, so that a test's own CHECKs
+ * are only about the kernel behaviour under test.
+ */
+#ifndef MAPPER_KTEST_H
+#define MAPPER_KTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <xfs/xfs.h>
+
+/* mkfs options of every test filesystem (mkfs.xfs 6.1 defaults to no rmapbt). */
+#define KT_MKFS_FEATURES "-m rmapbt=1,reflink=1"
+
+/* Let mkfs.xfs 6.1 make filesystems below 300 MB (its fstests switch). */
+void kt_allow_small_fs(const char *dev);
+/* mkfs.xfs -f @opts @dev, quietly; stops the test on failure. */
+void kt_mkfs(const char *dev, const char *opts);
+/* mount [-o @opts] @dev @mnt (created); stops the test on failure. */
+void kt_mount(const char *dev, const char *mnt, const char *opts);
+void kt_umount(const char *mnt);
+
+/* open() that stops the test on failure. */
+int kt_open(const char *path, int flags);
+/* XFS_IOC_FSGEOMETRY on any file of the filesystem. */
+void kt_geometry(int fd, struct xfs_fsop_geom *geo);
+/* Inode number and generation (FS_IOC_GETVERSION) of a path. */
+void kt_ino_gen(const char *path, uint64_t *ino, uint32_t *gen);
+/* Name of the filesystem under /sys/fs/xfs and debugfs ("vda", "dm-0"). */
+const char *kt_fs_name(const char *dev);
+
+/* Write @size bytes of content derived from @seed; fsync when asked. */
+void kt_write_file(const char *path, size_t size, unsigned int seed, bool sync);
+/* FICLONE the whole of @src into a new file @dst. */
+void kt_reflink(const char *src, const char *dst);
+/* Physical byte address on the data device of file byte @offset (FIEMAP). */
+uint64_t kt_file_physical(const char *path, uint64_t offset);
+/* Physical byte address of the block at byte @offset of any inode's data
+ * fork (XFS_IOC_GETBMAPX, works on directories). */
+uint64_t kt_fork_physical(const char *path, uint64_t offset);
+
+/* "sha256  path" lines for every regular file below @dir, sorted, malloc'd. */
+char *kt_checksums(const char *dir);
+
+/* Echo @value into a sysfs/procfs/tracefs file; stops the test on failure. */
+void kt_write_str(const char *path, const char *value);
+/* Read a small text file into a static buffer ("" on failure). */
+const char *kt_read_str(const char *path);
+/* Set the XFS errortag @tag (e.g. "force_repair") of filesystem @fs_name. */
+void kt_errortag(const char *fs_name, const char *tag, unsigned int value);
+
+/* tracefs: clear the buffer and enable exactly these events ("sys:event"). */
+void kt_trace_start(const char *const *events, size_t n);
+/* Stop tracing and return everything traced since kt_trace_start (malloc'd). */
+char *kt_trace_stop(void);
+/* Lines of @trace that contain every one of the NULL-terminated needles. */
+int kt_trace_count(const char *trace, ...) __attribute__((sentinel));
+
+/* dm-dust on @backing in 4 KiB blocks as /dev/mapper/@name. */
+void kt_dust_create(const char *name, const char *backing);
+void kt_dust_remove(const char *name);
+/* Reads of 4 KiB block @blk fail once enabled; a write fails @write_fails
+ * times first, then clears the block. */
+void kt_dust_add(const char *name, uint64_t blk, unsigned int write_fails);
+void kt_dust_enable(const char *name, bool on);
+
+#endif
