@@ -143,6 +143,26 @@ static const char *repair_one(struct map_fs *fs, const struct candidate *c, uint
 	return "repaired";
 }
 
+/*
+ * Rebuilding AG headers and btrees leaves the summary counters marked sick;
+ * until they are checked the filesystem cannot be unmounted clean.  Ask the
+ * kernel to recount them (it freezes the filesystem for a moment).
+ */
+static void recount(struct map_fs *fs, struct map_store *st, int64_t fs_id)
+{
+	uint32_t oflags = 0;
+	char detail[128];
+	int rc = map_scrub_call(map_fs_fd(fs), XFS_SCRUB_TYPE_FSCOUNTERS, 0, 0, 0,
+				XFS_SCRUB_IFLAG_REPAIR, &oflags);
+	const char *outcome = rc ? "failed" :
+			      (oflags & XFS_SCRUB_OFLAG_NO_REPAIR_NEEDED) ? "not-needed" : "repaired";
+
+	snprintf(detail, sizeof(detail), "fscounters: %s", rc ? map_strerror(rc) :
+		 "summary counters recounted after the rebuild");
+	printf("  %-16s %s\n", outcome, detail);
+	record_action(st, fs_id, 0, "repair", outcome, detail);
+}
+
 static bool confirm(const struct ctl *ctl, size_t n, const char *mnt)
 {
 	char line[16];
@@ -233,6 +253,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	}
 
 	int repaired = 0, left = 0;
+	bool rebuilt_any = false;
 	for (size_t i = 0; i < r.n; i++) {
 		struct candidate *cd = &r.v[i];
 		bool ok = true, any_repair = false;
@@ -244,7 +265,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			printf("  #%lld %-12s %s\n", (long long)cd->f.id, outcome, detail);
 			record_action(st, fs_id, cd->f.id, "repair", outcome, detail);
 			if (!strcmp(outcome, "repaired"))
-				any_repair = true;
+				any_repair = rebuilt_any = true;
 			else if (strcmp(outcome, "not-needed"))
 				ok = false;
 		}
@@ -256,6 +277,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			left++;
 		}
 	}
+	if (rebuilt_any)
+		recount(fs, st, fs_id);
 	printf("%s: %d finding%s repaired or no longer damaged, %d left open\n", info->mountpoint,
 	       repaired, repaired == 1 ? "" : "s", left);
 	rc = left ? EXIT_DAMAGE : EXIT_CLEAN;

@@ -106,6 +106,18 @@ static const char *sha(const char *file)
 	return buf;
 }
 
+struct cand {
+	char name[64];
+	uint64_t phys;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	return x->phys < y->phys ? -1 : x->phys > y->phys;
+}
+
 int main(int argc, char **argv)
 {
 	struct outcome *o;
@@ -166,29 +178,28 @@ int main(int argc, char **argv)
 	CHECK(strstr(o->out, "state: OK"), "status as a group member: %s", o->out);
 	check_refused(run("%s %s --db " DB " repair --yes " FX_MNT, nobody, mapctl), "needs root");
 
-	/* ---- damage spread over the device: the lowest and the highest of
-	 * twenty files in different folders (so in different AGs), and the
-	 * middle of the big file ---- */
-	const char *names[3] = { NULL, "big/archive.tar", NULL };
-	uint64_t victims[3] = { UINT64_MAX, fx_file_physical("big/archive.tar", 25 * MiB), 0 };
-	static char cand[20][64];
+	/* ---- damage spread over the device: rank twenty small files in
+	 * different folders (so in different AGs) and the middle of the big
+	 * file by disk address; the lowest, the median and the highest are
+	 * the victims, wherever the allocator put them ---- */
+	struct cand cand[21];
 	for (int d = 0; d < 20; d++) {
-		snprintf(cand[d], sizeof(cand[d]), "tree/d%02d/s0/f00.dat", d);
-		uint64_t p = fx_file_physical(cand[d], 0);
-		if (p < victims[0]) {
-			victims[0] = p;
-			names[0] = cand[d];
-		}
-		if (p > victims[2]) {
-			victims[2] = p;
-			names[2] = cand[d];
-		}
+		snprintf(cand[d].name, sizeof(cand[d].name), "tree/d%02d/s0/f00.dat", d);
+		cand[d].phys = fx_file_physical(cand[d].name, 0);
 	}
-	uint64_t blocks[3];
-	for (int i = 0; i < 3; i++)
+	snprintf(cand[20].name, sizeof(cand[20].name), "big/archive.tar");
+	cand[20].phys = fx_file_physical("big/archive.tar", 25 * MiB);
+	qsort(cand, 21, sizeof(cand[0]), cmp_cand);
+	const struct cand *pick[3] = { &cand[0], &cand[10], &cand[20] };
+	const char *names[3];
+	uint64_t victims[3], blocks[3];
+	for (int i = 0; i < 3; i++) {
+		names[i] = pick[i]->name;
+		victims[i] = pick[i]->phys;
 		blocks[i] = victims[i] / 4096;
+	}
 	uint64_t lo = victims[0], hi = victims[2];
-	REQUIRE(lo < victims[1] && victims[1] < hi, "victims not spread: %llu %llu %llu",
+	REQUIRE(lo < victims[1] && victims[1] < hi, "victims share an address: %llu %llu %llu",
 		(unsigned long long)lo, (unsigned long long)victims[1], (unsigned long long)hi);
 	char expected[512];
 	snprintf(expected, sizeof(expected), "%s", vt_out("printf '" FX_MNT "/%%s\\n' %s %s %s | sort",

@@ -16,7 +16,9 @@
 
 #include "check.h"
 #include "fixture.h"
+#include "map.h"
 #include "vmtest.h"
+#include "xfs_abi.h"
 
 #define MiB (1024ULL * 1024)
 #define DB "/tmp/flow.db"
@@ -122,6 +124,12 @@ int main(int argc, char **argv)
 	/* The inode btree is rebuilt; the directory cannot be without the
 	 * exchange-range feature, and the record says so. */
 	CHECK_INT(ctl("repair " FX_MNT " --yes"), 1);
+	/* The rebuild leaves no summary counters marked sick (else the
+	 * filesystem could not be unmounted clean). */
+	struct map_fs *fs;
+	REQUIRE(map_fs_open(FX_MNT, &fs) == 0, "map_fs_open");
+	CHECK_INT(map_fs_info(fs)->geo.sick & XFS_FSOP_GEOM_SICK_COUNTERS, 0);
+	map_fs_close(fs);
 	const char *hist = vt_out("%s --db " DB " history " FX_MNT, mapctl);
 	CHECK(strstr(hist, "repaired") && strstr(hist, "inobt"), "inobt repair recorded");
 	CHECK(strstr(hist, "unsupported") && strstr(hist, "exchange-range"),
