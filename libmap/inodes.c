@@ -18,7 +18,9 @@
 static int bulkstat_call(struct map_fs *fs, struct xfs_bulkstat_req *req, uint64_t ino,
 			 uint32_t count)
 {
-	memset(&req->hdr, 0, sizeof(req->hdr));
+	/* Clear the records too: the ioctl's size covers only the header, so
+	 * memory checkers cannot tell that the kernel filled the records. */
+	memset(req, 0, XFS_BULKSTAT_REQ_SIZE(count));
 	req->hdr.ino = ino;
 	req->hdr.icount = count;
 	req->hdr.flags = XFS_BULK_IREQ_NREXT64;

@@ -19,7 +19,10 @@
 #include "map_internal.h"
 
 #define DEFAULT_CHECKPOINT_SECS 2
-#define SCRUB_COMMIT_EVERY 1000
+/* The longest a scan holds the database's write lock: mapperd records the
+ * kernel's error reports in the same database while a scan runs, within a
+ * second of the error. */
+#define TXN_MAX_SECS 0.25
 
 struct scan {
 	struct map_store *st;
@@ -32,8 +35,8 @@ struct scan {
 	double last_checkpoint;
 	volatile int stop;		/* 1 cancelled, 2 unmounted */
 	int error;			/* first store error during media */
+	bool in_txn;			/* a write transaction is open */
 	/* metadata phase */
-	uint64_t objects_in_txn;
 	uint64_t *scrub_inos;		/* inode-scoped findings, for paths */
 	int64_t *scrub_ids;		/*   and their finding ids */
 	size_t nscrub_inos;
@@ -49,6 +52,33 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- transactions: opened when there is something to write ---- */
+
+static int txn_begin(struct scan *s)
+{
+	if (s->in_txn)
+		return 0;
+	int rc = map_store_begin(s->st);
+	if (rc == 0)
+		s->in_txn = true;
+	return rc;
+}
+
+static int txn_commit(struct scan *s)
+{
+	if (!s->in_txn)
+		return 0;
+	s->in_txn = false;
+	return map_store_commit(s->st);
+}
+
+static void txn_rollback(struct scan *s)
+{
+	if (s->in_txn)
+		map_store_rollback(s->st);
+	s->in_txn = false;
 }
 
 /* ---- the lock ---- */
@@ -119,8 +149,9 @@ int map_locate_paths(struct map_fs *fs, uint64_t start, uint64_t length,
 	return rc;
 }
 
-/* Map the pending bad ranges to owners, resolve every inode owner's paths in
- * one pass over the directories, and record them. */
+/* Map the pending bad ranges to owners and resolve every inode owner's paths
+ * in one pass over the directories, then open the transaction and record
+ * them (the caller commits). */
 static int record_pending(struct scan *s)
 {
 	struct map_owner_list owners = { 0 };
@@ -142,6 +173,8 @@ static int record_pending(struct scan *s)
 		if (rc == 0)
 			rc = map_resolve_paths(s->fs, inos, owners.n, &paths, NULL);
 	}
+	if (rc == 0)
+		rc = txn_begin(s);
 	for (size_t i = 0; i < s->pending.n && rc == 0; i++) {
 		size_t n = first[i + 1] - first[i];
 
@@ -196,7 +229,9 @@ static int on_scrub(const struct map_scrub_result *r, void *arg)
 		struct map_finding f;
 
 		map_finding_from_scrub(&f, r);
-		rc = record(s, &f);
+		rc = txn_begin(s);
+		if (rc == 0)
+			rc = record(s, &f);
 		map_finding_clear(&f);
 		if (rc == 0 && f.ino) {
 			uint64_t *v = realloc(s->scrub_inos, (s->nscrub_inos + 1) * sizeof(*v));
@@ -211,12 +246,13 @@ static int on_scrub(const struct map_scrub_result *r, void *arg)
 			s->scrub_inos[s->nscrub_inos++] = f.ino;
 		}
 	}
-	if (rc == 0 && ++s->objects_in_txn >= SCRUB_COMMIT_EVERY) {
-		s->objects_in_txn = 0;
+	/* Progress is saved now and then; what was found is committed within
+	 * TXN_MAX_SECS. */
+	double t = now_s();
+	if (rc == 0 && t - s->last_checkpoint >= TXN_MAX_SECS) {
+		s->last_checkpoint = t;
 		save_row(s);
-		rc = map_store_commit(s->st);
-		if (rc == 0)
-			rc = map_store_begin(s->st);
+		rc = s->error ? s->error : txn_commit(s);
 	}
 	return rc;
 }
@@ -239,8 +275,12 @@ static int name_scrub_findings(struct scan *s)
 	if (s->nscrub_inos == 0)
 		return 0;
 	rc = map_resolve_paths(s->fs, s->scrub_inos, s->nscrub_inos, &paths, NULL);
-	if (rc)
+	if (rc == 0)
+		rc = txn_begin(s);
+	if (rc) {
+		map_paths_free(paths, s->nscrub_inos);
 		return rc;
+	}
 	for (size_t i = 0; i < s->nscrub_inos && rc == 0; i++)
 		if (paths[i].npaths)
 			rc = map_store_finding_set_paths(s->st, s->scrub_ids[i], paths[i].paths,
@@ -259,22 +299,24 @@ static int metadata_phase(struct scan *s)
 	int rc, resolved = 0;
 
 	s->row.objects = 0;
-	rc = map_store_begin(s->st);
-	if (rc)
-		return rc;
+	s->last_checkpoint = now_s();
 	rc = map_scrub_fs(s->fs, &so, on_scrub, s, &s->res->scrub);
 	if (rc == 0)
+		rc = txn_commit(s);
+	if (rc == 0)
 		rc = name_scrub_findings(s);
+	if (rc == 0)
+		rc = txn_begin(s);
 	if (rc == 0)
 		rc = map_store_resolve_unseen(s->st, s->res->fs_id, s->row.id, "scrub", &resolved);
 	if (rc == 0) {
 		s->res->resolved += resolved;
 		snprintf(s->row.phase, sizeof(s->row.phase), "%s", s->row.do_media ? "media" : "done");
 		save_row(s);
-		rc = s->error ? s->error : map_store_commit(s->st);
+		rc = s->error ? s->error : txn_commit(s);
 	}
 	if (rc)
-		map_store_rollback(s->st);
+		txn_rollback(s);
 	return rc;
 }
 
@@ -313,19 +355,19 @@ static void on_media_progress(uint64_t done, uint64_t total, uint64_t position, 
 
 	/* Everything below position is verified and its bad ranges are in
 	 * pending: record them and the new position in one transaction. */
-	int rc = map_store_begin(s->st);
+	int rc = record_pending(s);
 	if (rc == 0)
-		rc = record_pending(s);
+		rc = txn_begin(s);
 	if (rc == 0) {
 		s->row.media_position = position;
 		s->row.media_done = s->done_before + done;
 		if (s->done_before + total > s->row.media_total)
 			s->row.media_total = s->done_before + total;
 		save_row(s);
-		rc = s->error ? s->error : map_store_commit(s->st);
+		rc = s->error ? s->error : txn_commit(s);
 	}
 	if (rc) {
-		map_store_rollback(s->st);
+		txn_rollback(s);
 		if (!s->error)
 			s->error = rc;
 		s->stop = 1;
@@ -363,7 +405,7 @@ static int media_phase(struct scan *s)
 		return rc;
 
 	/* Every written byte has been read (over one or more runs). */
-	rc = map_store_begin(s->st);
+	rc = txn_begin(s);
 	if (rc == 0)
 		rc = map_store_resolve_unseen(s->st, s->res->fs_id, s->row.id, "media", &resolved);
 	if (rc == 0) {
@@ -371,10 +413,10 @@ static int media_phase(struct scan *s)
 		s->row.media_done = written;
 		snprintf(s->row.phase, sizeof(s->row.phase), "done");
 		save_row(s);
-		rc = map_store_commit(s->st);
+		rc = txn_commit(s);
 	}
 	if (rc)
-		map_store_rollback(s->st);
+		txn_rollback(s);
 	return rc;
 }
 
