@@ -12,6 +12,7 @@
 static const struct command *const commands[] = {
 	&cmd_scan, &cmd_status, &cmd_files, &cmd_locate, &cmd_export, &cmd_refetch,
 	&cmd_repair, &cmd_resolve, &cmd_ignore, &cmd_history, &cmd_events,
+	&cmd_daemon,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bench_latency: how long from a reader's EIO to the finding mapperd stores.
+ *
+ * Usage (in the guest, from bench/guest-bench):
+ *   bench_latency MAPPERD MAPCTL MOUNTPOINT EVENTS DUST_NAME
+ *
+ * Starts mapperd on the mounted filesystem (fanotify and kernel log on, no
+ * schedule), then EVENTS times: picks a file not yet damaged, puts a dm-dust
+ * bad block under its first block, drops its cached pages, reads it (EIO is
+ * the start of the clock) and polls the database until mapperd has stored a
+ * finding for that inode at that disk address.  Prints each latency and then
+ * "latency-ms P50 P99 MAX N" (milliseconds); mapperd's log follows.  The database is polled
+ * every 20 ms, which bounds the resolution.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "mdtest.h"
+#include "vmtest.h"
+
+#define MAX_CANDIDATES 20000
+
+struct target {
+	uint64_t ino;
+	uint64_t physical;
+};
+
+static char *candidates[MAX_CANDIDATES];
+static size_t ncandidates;
+
+/* Regular files of at least one block, each with its own (not shared, not
+ * inline) first block: the bad block names exactly one inode. */
+static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_F && S_ISREG(st->st_mode) && st->st_size >= 4096 && st->st_nlink == 1 &&
+	    ncandidates < MAX_CANDIDATES)
+		candidates[ncandidates++] = strdup(path);
+	return 0;
+}
+
+/* Disk byte of @path's first block, or 0 when it is shared or unusual. */
+static uint64_t first_block(const char *path)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[1];
+	} req;
+	int fd = open(path, O_RDONLY);
+	uint64_t phys = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&req, 0, sizeof(req));
+	req.fm.fm_length = 4096;
+	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	req.fm.fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, &req) == 0 && req.fm.fm_mapped_extents == 1 &&
+	    req.ext[0].fe_logical == 0 &&
+	    !(req.ext[0].fe_flags & (FIEMAP_EXTENT_SHARED | FIEMAP_EXTENT_UNWRITTEN |
+				     FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DATA_INLINE)))
+		phys = req.ext[0].fe_physical;
+	close(fd);
+	return phys;
+}
+
+static bool is_target(const struct map_finding *f, void *arg)
+{
+	const struct target *t = arg;
+
+	return !strcmp(f->source, "event") && !strcmp(f->kind, "file") && f->ino == t->ino &&
+	       f->has_range && f->physical == t->physical;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double percentile(const double *sorted, size_t n, double p)
+{
+	size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+
+	return sorted[i < n ? i : n - 1];
+}
+
+int main(int argc, char **argv)
+{
+	int arg = mdt_args(argc, argv);
+
+	REQUIRE(argc - arg == 3, "usage: %s MAPPERD MAPCTL MOUNTPOINT EVENTS DUST_NAME", argv[0]);
+	const char *mnt = argv[arg];
+	long events = strtol(argv[arg + 1], NULL, 10);
+	const char *dust = argv[arg + 2];
+	REQUIRE(events > 0, "EVENTS must be a positive number, not '%s'", argv[arg + 1]);
+
+	REQUIRE(nftw(mnt, collect, 64, FTW_PHYS | FTW_MOUNT) == 0, "walking %s: %s", mnt,
+		strerror(errno));
+	REQUIRE(ncandidates > 0, "no files of at least 4 KiB under %s", mnt);
+
+	mdt_write_config("log_level = info\ndedup_window = 0\n");
+	pid_t pid = mdt_start(NULL);
+	REQUIRE(mdt_wait_watched(mnt, true, 30) >= 0, "mapperd does not watch %s", mnt);
+
+	double *lat = calloc((size_t)events, sizeof(double));
+	size_t n = 0, misses = 0;
+	/* Spread the picks over the tree; skip files whose read does not fail
+	 * (an existing bad block elsewhere in the file is fine, the first block
+	 * is what we damage). */
+	size_t step = ncandidates / (size_t)events > 0 ? ncandidates / (size_t)events : 1;
+	for (size_t i = 0; n < (size_t)events && i < ncandidates * 2; i++) {
+		const char *path = candidates[(i * step + i / ncandidates) % ncandidates];
+		struct stat st;
+		struct target t;
+
+		if (stat(path, &st) != 0 || !(t.physical = first_block(path)))
+			continue;
+		t.ino = st.st_ino;
+		if (mdt_count_findings(is_target, &t) > 0)
+			continue;	/* this block was damaged already */
+		vt_must("dmsetup message %s 0 addbadblock %llu", dust,
+			(unsigned long long)(t.physical / 4096));
+		mdt_evict(path);
+		double t0 = mdt_mono();
+		int err = mdt_read_file(path);
+
+		if (err != EIO) {
+			fprintf(stderr, "%s: read gave %s, not EIO; skipped\n", path, strerror(err));
+			continue;
+		}
+		double s = mdt_wait_finding(is_target, &t, t0, 10, NULL);
+
+		if (s < 0) {
+			fprintf(stderr, "%s: no finding within 10 s\n", path);
+			misses++;
+			continue;
+		}
+		lat[n++] = s * 1000;
+		printf("%zu %s %.1f ms\n", n, path, s * 1000);
+	}
+	int rc = mdt_stop(pid);
+
+	REQUIRE(n > 0, "no event measured");
+	qsort(lat, n, sizeof(lat[0]), cmp_double);
+	fprintf(stderr, "mapperd exit %d; %zu events measured, %zu without a finding in 10 s\n",
+		rc, n, misses);
+	printf("latency-ms %.0f %.0f %.0f %zu\n", percentile(lat, n, 0.50), percentile(lat, n, 0.99),
+	       lat[n - 1], n);
+	free(lat);
+	for (size_t i = 0; i < ncandidates; i++)
+		free(candidates[i]);
+	return 0;
+}

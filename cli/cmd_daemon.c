@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mapctl daemon: talk to mapperd over its control socket. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "mapctl.h"
+
+#define DEFAULT_SOCKET "/run/mapper/mapperd.sock"
+
+struct reply {
+	char *text;		/* every line before the last */
+	size_t len;
+	char *last;		/* "ok", "ok: ...", "error: ..." (points into text) */
+};
+
+static int connect_to(const struct ctl *ctl, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return fail(ctl, 0, "socket path too long: %s", path);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail(ctl, -errno, "socket");
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		int err = -errno;
+
+		close(fd);
+		if (err == -ENOENT || err == -ECONNREFUSED)
+			return fail(ctl, 0, "mapperd is not running (nothing answers on %s)", path);
+		return fail(ctl, err, "cannot reach mapperd at %s", path);
+	}
+	return fd;
+}
+
+/* Send one request line and read the reply up to its final line. */
+static int ask(const struct ctl *ctl, int fd, const char *request, struct reply *r)
+{
+	size_t cap = 4096;
+	size_t reqlen = strlen(request);
+
+	memset(r, 0, sizeof(*r));
+	if (write(fd, request, reqlen) != (ssize_t)reqlen || write(fd, "\n", 1) != 1)
+		return fail(ctl, -errno, "writing to mapperd");
+	r->text = malloc(cap);
+	if (!r->text)
+		return fail(ctl, -ENOMEM, "reading from mapperd");
+	for (;;) {
+		/* Is the last complete line a final one? */
+		char *end = r->len ? r->text + r->len : NULL;
+		if (end && end[-1] == '\n') {
+			char *start = end - 1;
+
+			while (start > r->text && start[-1] != '\n')
+				start--;
+			if (!strncmp(start, "ok", 2) || !strncmp(start, "error:", 6)) {
+				end[-1] = '\0';
+				r->last = start;
+				r->len = (size_t)(start - r->text);
+				return 0;
+			}
+		}
+		if (r->len + 1 >= cap) {
+			char *p = realloc(r->text, cap * 2);
+
+			if (!p)
+				return fail(ctl, -ENOMEM, "reading from mapperd");
+			r->text = p;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, r->text + r->len, cap - r->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail(ctl, n < 0 ? -errno : 0, "mapperd closed the connection");
+		r->len += (size_t)n;
+		r->text[r->len] = '\0';
+	}
+}
+
+/* Sum of "open_findings" in a status JSON line. */
+static long open_findings(const char *json)
+{
+	const char *key = "\"open_findings\":";
+	long total = 0;
+
+	for (const char *p = strstr(json, key); p; p = strstr(p + 1, key))
+		total += strtol(p + strlen(key), NULL, 10);
+	return total;
+}
+
+static int run(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "metadata", no_argument, NULL, 'm' },
+		{ "media", no_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *socket_path = getenv("MAPPERD_SOCKET");
+	bool metadata = false, media = false;
+	char request[PATH_MAX + 64];
+	struct reply r;
+	int c, fd, rc;
+
+	if (!socket_path || !*socket_path)
+		socket_path = DEFAULT_SOCKET;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': socket_path = optarg; break;
+		case 'j': ctl->json = true; break;
+		case 'm': metadata = true; break;
+		case 'M': media = true; break;
+		default: return fail(ctl, 0, "see 'mapctl daemon --help'");
+		}
+	}
+	if (optind >= argc)
+		return fail(ctl, 0, "what? status, progress, scan PATH or cancel PATH (see --help)");
+	const char *what = argv[optind];
+	const char *target = optind + 1 < argc ? argv[optind + 1] : NULL;
+	char real[PATH_MAX];
+
+	if (!strcmp(what, "status") || !strcmp(what, "progress")) {
+		if (target)
+			return fail(ctl, 0, "%s takes no argument", what);
+		snprintf(request, sizeof(request), "%s%s", what, ctl->json ? " json" : "");
+	} else if (!strcmp(what, "scan") || !strcmp(what, "cancel")) {
+		if (!target || optind + 2 < argc)
+			return fail(ctl, 0, "%s wants one PATH (or filesystem UUID)", what);
+		/* The daemon resolves paths from its own folder: send absolute ones. */
+		if (strchr(target, '/') || access(target, F_OK) == 0) {
+			if (!realpath(target, real))
+				return fail(ctl, -errno, "%s", target);
+			target = real;
+		}
+		if (strchr(target, '\n'))
+			return fail(ctl, 0, "a path with a newline cannot be sent; give the UUID");
+		if (!strcmp(what, "scan"))
+			snprintf(request, sizeof(request), "scan %s %s",
+				 metadata == media ? "full" : metadata ? "metadata" : "media", target);
+		else
+			snprintf(request, sizeof(request), "cancel %s", target);
+	} else {
+		return fail(ctl, 0, "unknown daemon request '%s' (status, progress, scan, cancel)",
+			    what);
+	}
+
+	fd = connect_to(ctl, socket_path);
+	if (fd < 0)
+		return EXIT_ERROR;
+	rc = ask(ctl, fd, request, &r);
+	if (rc) {
+		free(r.text);
+		close(fd);
+		return EXIT_ERROR;
+	}
+	if (!strncmp(r.last, "error:", 6)) {
+		rc = fail(ctl, 0, "%s", r.last + 7);
+	} else if (!strcmp(what, "status")) {
+		long open = 0;
+
+		fwrite(r.text, 1, r.len, stdout);
+		if (ctl->json) {
+			open = open_findings(r.text);
+		} else {
+			struct reply j;
+
+			if (ask(ctl, fd, "status json", &j) == 0)
+				open = open_findings(j.text);
+			free(j.text);
+		}
+		rc = open > 0 ? EXIT_DAMAGE : EXIT_CLEAN;
+	} else {
+		fwrite(r.text, 1, r.len, stdout);
+		const char *msg = r.last[2] == ':' ? r.last + 4 : NULL;
+		if (msg && ctl->json) {
+			struct json j;
+
+			json_start(&j, stdout);
+			json_obj_open(&j, NULL);
+			json_bool(&j, "ok", true);
+			json_str(&j, "message", msg);
+			json_obj_close(&j);
+			json_end(&j);
+		} else if (msg) {
+			printf("%s\n", msg);
+		}
+		rc = EXIT_CLEAN;
+	}
+	free(r.text);
+	close(fd);
+	return rc;
+}
+
+const struct command cmd_daemon = {
+	"daemon", run, "ask the running mapperd for status, progress, or a scan",
+	"Usage: mapctl daemon status|progress [--json] [--socket PATH]\n"
+	"       mapctl daemon scan [--metadata|--media] [--json] [--socket PATH] PATH|UUID\n"
+	"       mapctl daemon cancel [--socket PATH] PATH|UUID\n"
+	"\n"
+	"Talk to mapperd(8) through its control socket:\n"
+	"  status     the daemon, its event counters and every filesystem it watches\n"
+	"  progress   the running and queued scans\n"
+	"  scan       queue a scan of the filesystem holding PATH (or with that UUID);\n"
+	"             both metadata and media unless --metadata or --media; the\n"
+	"             daemon runs it at its configured I/O priority\n"
+	"  cancel     stop that filesystem's scan at its next checkpoint\n"
+	"Anyone may ask for status and progress; scan and cancel need root or the\n"
+	"daemon's control_group.\n"
+	"\n"
+	"Options:\n"
+	"  --socket PATH   the control socket (default $MAPPERD_SOCKET or\n"
+	"                  " DEFAULT_SOCKET ")\n"
+	"  --json          the daemon's reply as JSON\n"
+	"  -h, --help      this text\n"
+	"\n"
+	"Exit status: status: 0 nothing open, 1 open findings; others: 0 done;\n"
+	"2 could not run (daemon not running, permission denied, bad request).\n",
+};

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mapperd.conf: a "key = value" parser with errors that name FILE:LINE. */
+#include <ctype.h>
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+
+#define MS_PER_S 1000LL
+
+void config_defaults(struct md_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->all_filesystems = true;
+	c->metadata_interval = 7 * 24 * 3600 * MS_PER_S;	/* like xfs_scrub_all: weekly */
+	c->media_interval = 30 * 24 * 3600 * MS_PER_S;		/* and a monthly media pass */
+	c->random_delay = 6 * 3600 * MS_PER_S;
+	c->resume_delay = 5 * 60 * MS_PER_S;
+	c->retry_delay = 10 * 60 * MS_PER_S;
+	c->ioprio_class = 3;
+	snprintf(c->control_socket, sizeof(c->control_socket), "%s", MAPPERD_SOCKET_PATH);
+	c->fanotify = true;
+	c->kmsg = true;
+	c->event_scans = true;
+	c->dedup_window = 2 * MS_PER_S;
+	c->log_level = LOG_INFO;
+}
+
+static void free_list(char ***v, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		free((*v)[i]);
+	free(*v);
+	*v = NULL;
+	*n = 0;
+}
+
+void config_free(struct md_config *c)
+{
+	free_list(&c->filesystems, &c->nfilesystems);
+	free_list(&c->exclude, &c->nexclude);
+}
+
+/* ---- value parsers ---- */
+
+int config_parse_duration(const char *s, int64_t *ms)
+{
+	static const struct { const char *unit; int64_t ms; } units[] = {
+		{ "ms", 1 }, { "s", MS_PER_S }, { "", MS_PER_S }, { "m", 60 * MS_PER_S },
+		{ "h", 3600 * MS_PER_S }, { "d", 86400 * MS_PER_S }, { "w", 7 * 86400 * MS_PER_S },
+	};
+	char *end;
+
+	if (!strcmp(s, "off") || !strcmp(s, "never")) {
+		*ms = 0;
+		return 0;
+	}
+	if (!isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit) == 0) {
+			if (v > (unsigned long long)(INT64_MAX / units[i].ms))
+				return -EINVAL;
+			*ms = (int64_t)v * units[i].ms;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *config_duration_str(int64_t ms, char *buf, size_t len)
+{
+	static const struct { const char *unit; int64_t ms; } units[] = {
+		{ "w", 7 * 86400 * MS_PER_S }, { "d", 86400 * MS_PER_S }, { "h", 3600 * MS_PER_S },
+		{ "m", 60 * MS_PER_S }, { "s", MS_PER_S },
+	};
+
+	if (ms == 0) {
+		snprintf(buf, len, "off");
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (ms % units[i].ms == 0) {
+			snprintf(buf, len, "%" PRId64 "%s", ms / units[i].ms, units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%" PRId64 "ms", ms);
+	return buf;
+}
+
+int config_parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	int shift = 0;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case '\0': break;
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	case 'T': shift = 40; end++; break;
+	default: return -EINVAL;
+	}
+	if (*end == 'i' && shift)
+		end++;
+	if (*end == 'B' || (*end == 'b' && shift))
+		end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+int config_parse_bool(const char *s, bool *v)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcmp(s, yes[i]) == 0) {
+			*v = true;
+			return 0;
+		}
+		if (strcmp(s, no[i]) == 0) {
+			*v = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Split a list value: items separated by blanks or commas, "..." quotes. */
+static int parse_list(const char *s, char ***out, size_t *n)
+{
+	free_list(out, n);
+	while (*s) {
+		char item[PATH_MAX];
+		size_t len = 0;
+
+		while (*s == ' ' || *s == '\t' || *s == ',')
+			s++;
+		if (!*s)
+			break;
+		if (*s == '"') {
+			s++;
+			while (*s && *s != '"' && len < sizeof(item) - 1)
+				item[len++] = *s++;
+			if (*s != '"')
+				return -EINVAL;
+			s++;
+		} else {
+			while (*s && *s != ' ' && *s != '\t' && *s != ',' && len < sizeof(item) - 1)
+				item[len++] = *s++;
+		}
+		item[len] = '\0';
+		char **v = realloc(*out, (*n + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		*out = v;
+		v[*n] = strdup(item);
+		if (!v[*n])
+			return -ENOMEM;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int parse_ioprio(const char *s, int *class, int *level)
+{
+	if (strcmp(s, "idle") == 0) {
+		*class = 3;
+		*level = 0;
+		return 0;
+	}
+	if (strcmp(s, "be") == 0) {
+		*class = 2;
+		*level = 4;
+		return 0;
+	}
+	if (strncmp(s, "be:", 3) == 0 && s[3] >= '0' && s[3] <= '7' && s[4] == '\0') {
+		*class = 2;
+		*level = s[3] - '0';
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int set_path(char *dst, size_t len, const char *v)
+{
+	if (v[0] != '/' || strlen(v) >= len)
+		return -EINVAL;
+	snprintf(dst, len, "%s", v);
+	return 0;
+}
+
+/* Apply one key; a message for the user in @why on failure. */
+static int apply(struct md_config *c, const char *key, const char *val, const char **why)
+{
+	uint64_t size;
+
+	*why = NULL;
+	if (!strcmp(key, "filesystems")) {
+		if (!strcmp(val, "all")) {
+			c->all_filesystems = true;
+			free_list(&c->filesystems, &c->nfilesystems);
+			return 0;
+		}
+		c->all_filesystems = false;
+		*why = "wants 'all' or mount points and UUIDs";
+		return parse_list(val, &c->filesystems, &c->nfilesystems);
+	}
+	if (!strcmp(key, "exclude")) {
+		*why = "wants mount points and UUIDs";
+		return parse_list(val, &c->exclude, &c->nexclude);
+	}
+	*why = "wants a duration such as 90s, 15m, 6h, 7d, 4w or off";
+	if (!strcmp(key, "metadata_interval"))
+		return config_parse_duration(val, &c->metadata_interval);
+	if (!strcmp(key, "media_interval"))
+		return config_parse_duration(val, &c->media_interval);
+	if (!strcmp(key, "random_delay"))
+		return config_parse_duration(val, &c->random_delay);
+	if (!strcmp(key, "resume_delay"))
+		return config_parse_duration(val, &c->resume_delay);
+	if (!strcmp(key, "retry_delay"))
+		return config_parse_duration(val, &c->retry_delay);
+	if (!strcmp(key, "dedup_window"))
+		return config_parse_duration(val, &c->dedup_window);
+	if (!strcmp(key, "ioprio")) {
+		*why = "wants idle, be or be:0..7";
+		return parse_ioprio(val, &c->ioprio_class, &c->ioprio_level);
+	}
+	if (!strcmp(key, "rate_limit")) {
+		*why = "wants bytes per second such as 100M, or 0 for no limit";
+		return config_parse_size(val, &c->rate_limit);
+	}
+	if (!strcmp(key, "io_size")) {
+		*why = "wants 4K..1G, or 0 for the default (4M)";
+		if (config_parse_size(val, &size) || (size && (size < 4096 || size > (1u << 30))))
+			return -EINVAL;
+		c->io_size = (uint32_t)size;
+		return 0;
+	}
+	*why = "wants an absolute path";
+	if (!strcmp(key, "database")) {
+		if (!val[0]) {
+			c->database[0] = '\0';	/* $MAPPER_DB or the library default */
+			return 0;
+		}
+		return set_path(c->database, sizeof(c->database), val);
+	}
+	if (!strcmp(key, "control_socket"))
+		return set_path(c->control_socket, sizeof(c->control_socket), val);
+	if (!strcmp(key, "control_group")) {
+		*why = "names no group of this system";
+		if (!val[0]) {
+			c->control_group[0] = '\0';
+			return 0;
+		}
+		struct group *g = getgrnam(val);
+		if (!g || strlen(val) >= sizeof(c->control_group))
+			return -EINVAL;
+		snprintf(c->control_group, sizeof(c->control_group), "%s", val);
+		c->control_gid = g->gr_gid;
+		return 0;
+	}
+	*why = "wants yes or no";
+	if (!strcmp(key, "fanotify"))
+		return config_parse_bool(val, &c->fanotify);
+	if (!strcmp(key, "kmsg"))
+		return config_parse_bool(val, &c->kmsg);
+	if (!strcmp(key, "event_scans"))
+		return config_parse_bool(val, &c->event_scans);
+	if (!strcmp(key, "log_level")) {
+		*why = "wants err, warning, notice, info or debug";
+		int l = log_level_from_name(val);
+		if (l < 0)
+			return -EINVAL;
+		c->log_level = l;
+		return 0;
+	}
+	*why = "is not a mapperd key (see mapperd(8))";
+	return -ENOENT;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+int config_load(const char *path, bool must_exist, struct md_config *c, char *err, size_t errlen)
+{
+	char line[8192];
+	unsigned int lineno = 0;
+	FILE *f;
+	int rc = 0;
+
+	config_defaults(c);
+	err[0] = '\0';
+	f = fopen(path, "re");
+	if (!f) {
+		rc = -errno;
+		if (rc == -ENOENT && !must_exist)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		const char *why;
+		char *key, *val, *eq;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s:%u: line too long", path, lineno);
+			rc = -EINVAL;
+			break;
+		}
+		key = trim(line);
+		if (!*key || *key == '#')
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			snprintf(err, errlen, "%s:%u: expected 'key = value'", path, lineno);
+			rc = -EINVAL;
+			break;
+		}
+		*eq = '\0';
+		val = trim(eq + 1);
+		key = trim(key);
+		rc = apply(c, key, val, &why);
+		if (rc == -ENOENT) {
+			snprintf(err, errlen, "%s:%u: unknown key '%s' (see mapperd(8))", path, lineno,
+				 key);
+			rc = -EINVAL;
+			break;
+		}
+		if (rc) {
+			snprintf(err, errlen, "%s:%u: %s = '%s': %s", path, lineno, key, val,
+				 rc == -ENOMEM ? strerror(ENOMEM) : why);
+			break;
+		}
+	}
+	if (rc == 0 && ferror(f)) {
+		rc = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+	}
+	fclose(f);
+	if (rc) {
+		config_free(c);
+		config_defaults(c);
+	}
+	return rc;
+}
+
+static void print_list(FILE *out, const char *key, char **v, size_t n)
+{
+	fprintf(out, "%s =", key);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, strpbrk(v[i], " \t,") ? " \"%s\"" : " %s", v[i]);
+	fputc('\n', out);
+}
+
+void config_print(const struct md_config *c, FILE *out)
+{
+	char b[32];
+
+	fprintf(out, "# mapperd configuration from %s\n", c->path[0] ? c->path : "(defaults)");
+	if (c->all_filesystems)
+		fprintf(out, "filesystems = all\n");
+	else
+		print_list(out, "filesystems", c->filesystems, c->nfilesystems);
+	print_list(out, "exclude", c->exclude, c->nexclude);
+	fprintf(out, "metadata_interval = %s\n", config_duration_str(c->metadata_interval, b, sizeof(b)));
+	fprintf(out, "media_interval = %s\n", config_duration_str(c->media_interval, b, sizeof(b)));
+	fprintf(out, "random_delay = %s\n", config_duration_str(c->random_delay, b, sizeof(b)));
+	fprintf(out, "resume_delay = %s\n", config_duration_str(c->resume_delay, b, sizeof(b)));
+	fprintf(out, "retry_delay = %s\n", config_duration_str(c->retry_delay, b, sizeof(b)));
+	if (c->ioprio_class == 3)
+		fprintf(out, "ioprio = idle\n");
+	else
+		fprintf(out, "ioprio = be:%d\n", c->ioprio_level);
+	fprintf(out, "rate_limit = %" PRIu64 "\n", c->rate_limit);
+	fprintf(out, "io_size = %" PRIu32 "\n", c->io_size);
+	fprintf(out, "database = %s\n", c->database);
+	fprintf(out, "control_socket = %s\n", c->control_socket);
+	fprintf(out, "control_group = %s\n", c->control_group);
+	fprintf(out, "fanotify = %s\n", c->fanotify ? "yes" : "no");
+	fprintf(out, "kmsg = %s\n", c->kmsg ? "yes" : "no");
+	fprintf(out, "event_scans = %s\n", c->event_scans ? "yes" : "no");
+	fprintf(out, "dedup_window = %s\n", config_duration_str(c->dedup_window, b, sizeof(b)));
+	fprintf(out, "log_level = %s\n", log_level_name(c->log_level));
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The control socket's requests: status, progress, scan, cancel, reload. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "log.h"
+#include "pipeline.h"
+#include "scheduler.h"
+
+#ifndef MAPPER_VERSION
+#define MAPPER_VERSION "0"
+#endif
+
+static const char help_text[] =
+	"status [json]                      the daemon, its event counters, every filesystem\n"
+	"progress [json]                    running and queued scans\n"
+	"scan full|metadata|media TARGET    queue a scan of the filesystem holding TARGET\n"
+	"                                   (a path or a filesystem UUID)\n"
+	"cancel TARGET                      stop its scan at the next checkpoint\n"
+	"reload                             read the configuration file again\n";
+
+/* "in 6d 23h", "in 42 s", "now", "off" */
+static const char *when(int64_t at_ms, char *buf, size_t len)
+{
+	int64_t now = md_now_ms(), s;
+
+	if (!at_ms) {
+		snprintf(buf, len, "off");
+		return buf;
+	}
+	s = (at_ms - now) / 1000;
+	if (s <= 0)
+		snprintf(buf, len, "now");
+	else if (s < 120)
+		snprintf(buf, len, "in %" PRId64 " s", s);
+	else if (s < 7200)
+		snprintf(buf, len, "in %" PRId64 " min", s / 60);
+	else if (s < 2 * 86400)
+		snprintf(buf, len, "in %" PRId64 "h %" PRId64 "m", s / 3600, s / 60 % 60);
+	else
+		snprintf(buf, len, "in %" PRId64 "d %" PRId64 "h", s / 86400, s / 3600 % 24);
+	return buf;
+}
+
+static int open_findings(struct md_daemon *d, const struct md_fs *fs)
+{
+	int counts[MAP_STATE_NR];
+
+	if (!fs->fs_id || map_store_count(d->st, fs->fs_id, counts) != 0)
+		return 0;
+	return counts[MAP_STATE_OPEN];
+}
+
+static const char *scan_kind(bool metadata, bool media)
+{
+	return metadata && media ? "full" : metadata ? "metadata" : "media";
+}
+
+static void scan_json(struct md_json *j, const struct md_scan_state *s)
+{
+	md_json_obj(j, "scan");
+	md_json_bool(j, "running", s->running);
+	md_json_bool(j, "queued", s->queued);
+	md_json_str(j, "kind", s->running || s->queued ? scan_kind(s->metadata, s->media) : "");
+	md_json_str(j, "phase", s->phase);
+	md_json_uint(j, "done", s->done);
+	md_json_uint(j, "total", s->total);
+	md_json_uint(j, "bad_ranges", s->bad_ranges);
+	md_json_double(j, "elapsed", s->elapsed);
+	md_json_str(j, "user", s->user);
+	md_json_str(j, "reason", s->reason);
+	md_json_int(j, "queued_at", s->queued_at / 1000);
+	md_json_end_obj(j);
+}
+
+static void scan_text(struct md_buf *out, const struct md_scan_state *s)
+{
+	char b[32];
+
+	if (s->running) {
+		double pct = s->total ? 100.0 * (double)s->done / (double)s->total : 0;
+
+		md_buf_printf(out, "  scan: %s scan running, %s phase %.0f%% (%" PRIu64 " of %" PRIu64
+			      "%s), %" PRIu64 " bad so far, %.0f s; %s, by %s\n",
+			      scan_kind(s->metadata, s->media), s->phase, pct, s->done, s->total,
+			      strcmp(s->phase, "media") == 0 ? " bytes" : " objects", s->bad_ranges,
+			      s->elapsed, s->reason, s->user);
+	}
+	if (s->queued)
+		md_buf_printf(out, "  scan: %s scan queued, starts %s (%s, by %s)\n",
+			      scan_kind(s->metadata, s->media), when(s->queued_at, b, sizeof(b)),
+			      s->reason, s->user);
+	if (!s->running && !s->queued)
+		md_buf_printf(out, "  scan: idle\n");
+}
+
+static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
+{
+	struct md_pipeline_stats ps;
+	int nfan = 0, nfs = 0;
+	char a[32], b[32];
+
+	md_pipeline_get_stats(d->pipe, &ps);
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
+		nfs++;
+		nfan += fs->fan.fd >= 0;
+	}
+	if (json) {
+		struct md_json j;
+
+		md_json_start(&j, out);
+		md_json_obj(&j, NULL);
+		md_json_str(&j, "version", MAPPER_VERSION);
+		md_json_int(&j, "pid", getpid());
+		md_json_int(&j, "uptime", (md_now_ms() - d->started) / 1000);
+		md_json_str(&j, "database", d->db_path);
+		md_json_str(&j, "config", d->cfg.path);
+		md_json_bool(&j, "kmsg", d->kmsg != NULL);
+		md_json_obj(&j, "events");
+		md_json_uint(&j, "received", ps.received);
+		md_json_uint(&j, "merged", ps.merged);
+		md_json_uint(&j, "duplicates", ps.duplicates);
+		md_json_uint(&j, "dropped", ps.dropped);
+		md_json_uint(&j, "processed", ps.processed);
+		md_json_uint(&j, "failed", ps.failed);
+		md_json_uint(&j, "queued", ps.queued);
+		md_json_uint(&j, "findings", ps.findings);
+		md_json_uint(&j, "new_findings", ps.new_findings);
+		md_json_uint(&j, "scans_requested", ps.scans_requested);
+		md_json_double(&j, "last_latency", ps.last_latency);
+		md_json_double(&j, "max_latency", ps.max_latency);
+		md_json_end_obj(&j);
+		md_json_arr(&j, "filesystems");
+		for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
+			struct md_scan_state s;
+
+			md_sched_state(d, fs, &s);
+			md_json_obj(&j, NULL);
+			md_json_str(&j, "uuid", fs->uuid);
+			md_json_str(&j, "mountpoint", fs->mountpoint);
+			md_json_str(&j, "device", fs->device);
+			md_json_str(&j, "devname", fs->bdev.name);
+			md_json_bool(&j, "fanotify", fs->fan.fd >= 0);
+			md_json_bool(&j, "shut_down", fs->shut_down);
+			md_json_int(&j, "open_findings", open_findings(d, fs));
+			md_json_int(&j, "next_metadata", fs->next_metadata / 1000);
+			md_json_int(&j, "next_media", fs->next_media / 1000);
+			scan_json(&j, &s);
+			md_json_end_obj(&j);
+		}
+		md_json_end_arr(&j);
+		md_json_end_obj(&j);
+		md_buf_printf(out, "\nok\n");
+		return;
+	}
+	md_buf_printf(out, "mapperd %s (pid %d), up %" PRId64 " s; database %s\n", MAPPER_VERSION,
+		      (int)getpid(), (md_now_ms() - d->started) / 1000, d->db_path);
+	md_buf_printf(out, "event sources: fanotify on %d of %d filesystems, kernel log %s\n", nfan,
+		      nfs, d->kmsg ? "on" : "off");
+	md_buf_printf(out, "events: %" PRIu64 " received (%" PRIu64 " merged), %" PRIu64
+		      " duplicates dropped, %" PRIu64 " processed, %" PRIu64 " failed, %zu queued; %"
+		      PRIu64 " findings (%" PRIu64 " new); latency last %.3f s, max %.3f s\n",
+		      ps.received, ps.merged, ps.duplicates, ps.processed, ps.failed, ps.queued,
+		      ps.findings, ps.new_findings, ps.last_latency, ps.max_latency);
+	if (!d->fs_list)
+		md_buf_printf(out, "no XFS filesystem is watched\n");
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
+		struct md_scan_state s;
+		char *mnt = map_escape_text(fs->mountpoint);
+
+		md_sched_state(d, fs, &s);
+		md_buf_printf(out, "%s  uuid %s  device %s (%s)%s\n", mnt ? mnt : "?", fs->uuid,
+			      fs->device, fs->bdev.name, fs->shut_down ? "  SHUT DOWN" : "");
+		md_buf_printf(out, "  fanotify: %s; open findings: %d\n",
+			      fs->fan.fd >= 0 ? "on" : "off", open_findings(d, fs));
+		scan_text(out, &s);
+		md_buf_printf(out, "  next metadata scan %s, next media scan %s\n",
+			      when(fs->next_metadata, a, sizeof(a)), when(fs->next_media, b, sizeof(b)));
+		free(mnt);
+	}
+	md_buf_printf(out, "ok\n");
+}
+
+static void do_progress(struct md_daemon *d, bool json, struct md_buf *out)
+{
+	struct md_json j;
+	int n = 0;
+
+	if (json) {
+		md_json_start(&j, out);
+		md_json_arr(&j, NULL);
+	}
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
+		struct md_scan_state s;
+
+		md_sched_state(d, fs, &s);
+		if (!s.running && !s.queued)
+			continue;
+		n++;
+		if (json) {
+			md_json_obj(&j, NULL);
+			md_json_str(&j, "uuid", fs->uuid);
+			md_json_str(&j, "mountpoint", fs->mountpoint);
+			scan_json(&j, &s);
+			md_json_end_obj(&j);
+		} else {
+			char *mnt = map_escape_text(fs->mountpoint);
+
+			md_buf_printf(out, "%s  uuid %s\n", mnt ? mnt : "?", fs->uuid);
+			scan_text(out, &s);
+			free(mnt);
+		}
+	}
+	if (json) {
+		md_json_end_arr(&j);
+		md_buf_printf(out, "\n");
+	} else if (n == 0) {
+		md_buf_printf(out, "no scan is running or queued\n");
+	}
+	md_buf_printf(out, "ok\n");
+}
+
+/* The watched filesystem named by a UUID or holding a path. */
+static struct md_fs *target(struct md_daemon *d, const char *t, struct md_buf *out)
+{
+	struct md_fs *fs = NULL;
+
+	if (!*t) {
+		md_buf_printf(out, "error: which filesystem? (a path or a UUID)\n");
+		return NULL;
+	}
+	if (t[0] == '/')
+		fs = md_fs_by_path(d, t);
+	else
+		fs = md_fs_by_uuid(d, t);
+	if (!fs) {
+		char *e = map_escape_text(t);
+
+		md_buf_printf(out, "error: %s is not on a filesystem mapperd watches\n", e ? e : "?");
+		free(e);
+	}
+	return fs;
+}
+
+static bool need_privilege(const struct md_peer *peer, const char *what, struct md_buf *out)
+{
+	if (peer->privileged)
+		return true;
+	log_notice("control: %s refused for %s (pid %d): not root or in control_group", what,
+		   peer->name, (int)peer->pid);
+	md_buf_printf(out, "error: permission denied: %s needs root or the control group\n", what);
+	return false;
+}
+
+void md_control_handle(struct md_daemon *d, const struct md_peer *peer, const char *line,
+		       struct md_buf *out)
+{
+	char cmd[16] = "", arg[16] = "";
+	const char *rest;
+	char msg[512];
+	int n = 0;
+
+	while (*line == ' ')
+		line++;
+	sscanf(line, "%15s %n", cmd, &n);
+	rest = line + n;
+	if (!strcmp(cmd, "status") || !strcmp(cmd, "progress")) {
+		bool json = !strcmp(rest, "json");
+
+		if (*rest && !json) {
+			md_buf_printf(out, "error: %s takes no argument but 'json'\n", cmd);
+			return;
+		}
+		if (!strcmp(cmd, "status"))
+			do_status(d, json, out);
+		else
+			do_progress(d, json, out);
+	} else if (!strcmp(cmd, "scan")) {
+		bool metadata, media;
+
+		n = 0;
+		sscanf(rest, "%15s %n", arg, &n);
+		metadata = !strcmp(arg, "metadata") || !strcmp(arg, "full");
+		media = !strcmp(arg, "media") || !strcmp(arg, "full");
+		if (!metadata && !media) {
+			md_buf_printf(out, "error: scan wants full, metadata or media, then a path or "
+				      "UUID\n");
+			return;
+		}
+		if (!need_privilege(peer, "starting a scan", out))
+			return;
+		struct md_fs *fs = target(d, rest + n, out);
+		if (!fs)
+			return;
+		char reason[96];
+		snprintf(reason, sizeof(reason), "requested through the control socket");
+		int rc = md_sched_request(d, fs, metadata, media, peer->name, reason, msg, sizeof(msg));
+		md_buf_printf(out, "%s: %s\n", rc ? "error" : "ok", msg);
+		if (rc == 0)
+			md_sched_tick(d);
+	} else if (!strcmp(cmd, "cancel")) {
+		if (!need_privilege(peer, "cancelling a scan", out))
+			return;
+		struct md_fs *fs = target(d, rest, out);
+		if (!fs)
+			return;
+		int rc = md_sched_cancel(d, fs, msg, sizeof(msg));
+		md_buf_printf(out, "%s: %s\n", rc ? "error" : "ok", msg);
+	} else if (!strcmp(cmd, "reload")) {
+		if (!need_privilege(peer, "reloading the configuration", out))
+			return;
+		md_reload(d);
+		md_buf_printf(out, "ok: configuration %s read again\n",
+			      d->cfg.path[0] ? d->cfg.path : "(defaults)");
+	} else if (!strcmp(cmd, "help")) {
+		md_buf_printf(out, "%sok\n", help_text);
+	} else {
+		md_buf_printf(out, "error: unknown request '%s' (try 'help')\n", cmd);
+	}
+}

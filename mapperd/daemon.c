@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Helpers shared by mapperd's parts: clocks, the epoll set, filesystem lookup. */
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "daemon.h"
+
+int64_t md_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+double md_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int md_watch_add(struct md_daemon *d, struct md_watch *w, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = w };
+
+	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, w->fd, &ev) == 0 ? 0 : -errno;
+}
+
+void md_watch_del(struct md_daemon *d, struct md_watch *w)
+{
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+}
+
+struct md_fs *md_fs_by_uuid(struct md_daemon *d, const char *uuid)
+{
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next)
+		if (strcasecmp(fs->uuid, uuid) == 0)
+			return fs;
+	return NULL;
+}
+
+struct md_fs *md_fs_by_dev(struct md_daemon *d, dev_t dev)
+{
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next)
+		if (fs->dev == dev)
+			return fs;
+	return NULL;
+}
+
+struct md_fs *md_fs_by_devname(struct md_daemon *d, const char *name)
+{
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next)
+		if (strcmp(fs->bdev.name, name) == 0)
+			return fs;
+	return NULL;
+}
+
+struct md_fs *md_fs_by_path(struct md_daemon *d, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return NULL;
+	return md_fs_by_dev(d, st.st_dev);
+}

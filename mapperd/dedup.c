@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* De-duplication of events within a short window. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dedup.h"
+
+struct md_event *md_event_new(enum md_event_kind kind, const char *source)
+{
+	struct md_event *ev = calloc(1, sizeof(*ev));
+
+	if (!ev)
+		return NULL;
+	ev->kind = kind;
+	ev->count = 1;
+	snprintf(ev->source, sizeof(ev->source), "%s", source);
+	return ev;
+}
+
+void md_dedup_key(const struct md_event *ev, char *key, size_t len)
+{
+	switch (ev->kind) {
+	case MD_EV_INODE:
+		snprintf(key, len, "%s|i|%" PRIu64 "|%" PRIu32, ev->uuid, ev->ino, ev->gen);
+		break;
+	case MD_EV_RANGE:
+		snprintf(key, len, "%s|r|%" PRIu64 "|%" PRIu64, ev->uuid, ev->start, ev->length);
+		break;
+	case MD_EV_FS:
+		snprintf(key, len, "%s|f|%d", ev->uuid, ev->error);
+		break;
+	}
+}
+
+bool md_dedup_seen(struct md_dedup *dd, const char *key, int64_t now_ms, int64_t window_ms)
+{
+	if (window_ms <= 0)
+		return false;
+	for (unsigned int i = 0; i < MD_DEDUP_SLOTS; i++) {
+		if (dd->slot[i].at && now_ms - dd->slot[i].at < window_ms &&
+		    strcmp(dd->slot[i].key, key) == 0)
+			return true;
+	}
+	snprintf(dd->slot[dd->next].key, MD_DEDUP_KEY, "%s", key);
+	dd->slot[dd->next].at = now_ms;
+	dd->next = (dd->next + 1) % MD_DEDUP_SLOTS;
+	return false;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* An error the kernel reported, on its way from a source to the pipeline. */
+#ifndef MAPPERD_EVENT_H
+#define MAPPERD_EVENT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum md_event_kind {
+	MD_EV_INODE,		/* an inode (fanotify handle, kmsg inode corruption) */
+	MD_EV_RANGE,		/* bytes of the data device (kmsg daddr or sector) */
+	MD_EV_FS,		/* the filesystem as a whole (no handle, shutdown) */
+};
+
+struct md_event {
+	struct md_event *next;
+	enum md_event_kind kind;
+	char source[16];		/* "fanotify", "kmsg" */
+	char uuid[40];			/* the filesystem */
+	char mountpoint[PATH_MAX];
+	dev_t dev;
+	int64_t fs_id;
+	uint64_t ino;			/* MD_EV_INODE */
+	uint32_t gen;			/*   0: unknown */
+	uint64_t start, length;		/* MD_EV_RANGE: device bytes */
+	bool verify;			/*   read them to find exactly which are bad */
+	bool block_layer;		/*   a block-layer line (our own reads cause those too) */
+	int error;			/* positive errno as reported */
+	uint32_t count;			/* errors merged into this report (fanotify) */
+	char detail[256];		/* for the events table and the log */
+	double received;		/* md_mono() when it was read */
+};
+
+/* A new zeroed event (NULL when out of memory). */
+struct md_event *md_event_new(enum md_event_kind kind, const char *source);
+
+#endif

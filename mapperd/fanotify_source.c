@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fanotify FAN_FS_ERROR reports of watched XFS filesystems into the pipeline. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/fanotify.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "fanotify_source.h"
+#include "log.h"
+#include "pipeline.h"
+
+/* Handle types of XFS (include/linux/exportfs.h FILEID_* and XFS's 64-bit flag). */
+#define XFS_FILEID_INO32_GEN		1
+#define XFS_FILEID_INO32_GEN_PARENT	2
+#define XFS_FILEID_64BIT		0x80
+#define FILEID_NONE			0xff	/* FILEID_INVALID: no inode */
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+int md_fanotify_xfs_handle(int type, const unsigned char *h, size_t len, uint64_t *ino,
+			   uint32_t *gen)
+{
+	switch (type) {
+	case XFS_FILEID_INO32_GEN:
+	case XFS_FILEID_INO32_GEN_PARENT:
+		if (len < 8)
+			return -EINVAL;
+		*ino = get_u32(h);
+		*gen = get_u32(h + 4);
+		return 0;
+	case XFS_FILEID_INO32_GEN | XFS_FILEID_64BIT:
+	case XFS_FILEID_INO32_GEN_PARENT | XFS_FILEID_64BIT:
+		/* packed { u64 ino; u32 gen; ... } */
+		if (len < 12)
+			return -EINVAL;
+		memcpy(ino, h, sizeof(*ino));
+		*gen = get_u32(h + 8);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* The info records that follow one event's metadata. */
+static int decode_info(const unsigned char *p, size_t len, struct md_fan_report *r)
+{
+	while (len > 0) {
+		struct fanotify_event_info_header hdr;
+
+		if (len < sizeof(hdr))
+			return -EINVAL;
+		memcpy(&hdr, p, sizeof(hdr));
+		if (hdr.len < sizeof(hdr) || hdr.len > len)
+			return -EINVAL;
+		if (hdr.info_type == FAN_EVENT_INFO_TYPE_ERROR) {
+			struct fanotify_event_info_error e;
+
+			if (hdr.len < sizeof(e))
+				return -EINVAL;
+			memcpy(&e, p, sizeof(e));
+			r->error = e.error;
+			r->count = e.error_count;
+		} else if (hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
+			size_t off = sizeof(struct fanotify_event_info_fid);
+			struct file_handle fh;
+
+			if (hdr.len < off + sizeof(fh))
+				return -EINVAL;
+			memcpy(&fh, p + off, sizeof(fh));
+			off += sizeof(fh);
+			if (fh.handle_bytes > hdr.len - off)
+				return -EINVAL;
+			r->handle_type = fh.handle_type;
+			if (fh.handle_bytes > 0 && fh.handle_type != FILEID_NONE &&
+			    md_fanotify_xfs_handle(fh.handle_type, p + off, fh.handle_bytes, &r->ino,
+						   &r->gen) == 0)
+				r->has_inode = true;
+		}
+		p += hdr.len;
+		len -= hdr.len;
+	}
+	return 0;
+}
+
+int md_fanotify_decode(const void *buf, size_t len,
+		       void (*fn)(const struct md_fan_report *r, void *arg), void *arg)
+{
+	const unsigned char *p = buf;
+	int n = 0;
+
+	while (len >= sizeof(struct fanotify_event_metadata)) {
+		struct fanotify_event_metadata m;
+		struct md_fan_report r = { .handle_type = -1, .count = 1 };
+
+		memcpy(&m, p, sizeof(m));
+		if (m.event_len < m.metadata_len || m.metadata_len < sizeof(m) || m.event_len > len ||
+		    m.vers != FANOTIFY_METADATA_VERSION)
+			return -EINVAL;
+		if (m.mask & FAN_Q_OVERFLOW) {
+			r.overflow = true;
+			r.count = 2;	/* at least one more than we were told */
+			r.error = EIO;
+			fn(&r, arg);
+			n++;
+		} else if (m.mask & FAN_FS_ERROR) {
+			if (decode_info(p + m.metadata_len, m.event_len - m.metadata_len, &r))
+				return -EINVAL;
+			if (r.count == 0)
+				r.count = 1;
+			fn(&r, arg);
+			n++;
+		}
+		if (m.fd >= 0)
+			close(m.fd);	/* never for FID groups, but never leak one */
+		p += m.event_len;
+		len -= m.event_len;
+	}
+	return len ? -EINVAL : n;
+}
+
+struct report_ctx {
+	struct md_daemon *d;
+	struct md_fs *fs;
+	double received;
+};
+
+static void on_report(const struct md_fan_report *r, void *arg)
+{
+	struct report_ctx *c = arg;
+	struct md_fs *fs = c->fs;
+	struct md_event *ev = md_event_new(r->has_inode ? MD_EV_INODE : MD_EV_FS, "fanotify");
+	char what[64];
+
+	if (r->has_inode)
+		snprintf(what, sizeof(what), "inode %" PRIu64 " gen %" PRIu32, r->ino, r->gen);
+	else
+		snprintf(what, sizeof(what), "the filesystem");
+	if (r->overflow)
+		log_warn("%s %s: fanotify queue overflowed: error reports were lost", fs->uuid,
+			 fs->mountpoint);
+	else
+		log_notice("%s %s: kernel reports %s (%s) on %s%s", fs->uuid, fs->mountpoint,
+			   strerrorname_np(r->error) ? strerrorname_np(r->error) : "error",
+			   strerror(r->error), what,
+			   r->count > 1 ? " and more errors merged into this report" : "");
+	if (r->error == ESHUTDOWN && !fs->shut_down) {
+		fs->shut_down = true;
+		log_err("%s %s: the filesystem was shut down", fs->uuid, fs->mountpoint);
+	}
+	if (!ev) {
+		log_err("%s: out of memory for an error report", fs->uuid);
+		return;
+	}
+	snprintf(ev->uuid, sizeof(ev->uuid), "%s", fs->uuid);
+	snprintf(ev->mountpoint, sizeof(ev->mountpoint), "%s", fs->mountpoint);
+	ev->dev = fs->dev;
+	ev->fs_id = fs->fs_id;
+	ev->ino = r->ino;
+	ev->gen = r->gen;
+	ev->error = r->error;
+	ev->count = r->count;
+	ev->received = c->received;
+	if (r->count > 1)
+		snprintf(ev->detail, sizeof(ev->detail), "%s on %s, %" PRIu32 " errors merged",
+			 r->overflow ? "queue overflow" : strerror(r->error), what, r->count);
+	else
+		snprintf(ev->detail, sizeof(ev->detail), "%s on %s", strerror(r->error), what);
+	if (md_pipeline_submit(c->d->pipe, ev) < 0)
+		log_warn("%s: event queue full, report dropped", fs->uuid);
+}
+
+static void fan_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
+{
+	struct report_ctx c = { .d = d, .fs = w->arg };
+	/* fanotify wants a buffer that holds at least one whole event */
+	uint64_t buf[4096 / sizeof(uint64_t)];
+
+	(void)events;
+	for (;;) {
+		ssize_t n = read(w->fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				log_err("%s: reading fanotify: %s", c.fs->uuid, strerror(errno));
+			return;
+		}
+		if (n == 0)
+			return;
+		c.received = md_mono();
+		if (md_fanotify_decode(buf, (size_t)n, on_report, &c) < 0)
+			log_err("%s: malformed fanotify event", c.fs->uuid);
+	}
+}
+
+int md_fanotify_watch(struct md_daemon *d, struct md_fs *fs)
+{
+	int fd, rc;
+
+	if (fs->fan.fd >= 0)
+		return 0;
+	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_CLOEXEC | FAN_NONBLOCK,
+			   O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR, AT_FDCWD,
+			  fs->mountpoint) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	fs->fan.fd = fd;
+	fs->fan.ready = fan_ready;
+	fs->fan.arg = fs;
+	rc = md_watch_add(d, &fs->fan, EPOLLIN);
+	if (rc) {
+		close(fd);
+		fs->fan.fd = -1;
+	}
+	return rc;
+}
+
+void md_fanotify_unwatch(struct md_daemon *d, struct md_fs *fs)
+{
+	if (fs->fan.fd < 0)
+		return;
+	md_watch_del(d, &fs->fan);
+	close(fs->fan.fd);
+	fs->fan.fd = -1;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Kernel log records (/dev/kmsg) that tell of damage: the block layer's
+ * "<status> error, dev NAME, sector N", and XFS's metadata I/O error,
+ * corruption and shutdown messages.  Pure text parsing.
+ */
+#ifndef MAPPERD_KMSG_PARSE_H
+#define MAPPERD_KMSG_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum md_kmsg_kind {
+	MD_KMSG_OTHER,			/* nothing for us */
+	MD_KMSG_BLOCK_ERROR,		/* dev = disk name, sector = disk sector */
+	MD_KMSG_XFS_METADATA_IO,	/* dev = fs device name, sector = daddr, length, error */
+	MD_KMSG_XFS_CORRUPT_BLOCK,	/* dev, sector = daddr, what = buffer type */
+	MD_KMSG_XFS_CORRUPT_INODE,	/* dev, ino */
+	MD_KMSG_XFS_CORRUPTION,		/* dev: corruption somewhere */
+	MD_KMSG_XFS_SHUTDOWN,		/* dev */
+};
+
+struct md_kmsg_line {
+	enum md_kmsg_kind kind;
+	int facility, level;
+	uint64_t seq;
+	char dev[64];
+	uint64_t sector;		/* 512-byte units */
+	uint64_t length;		/* 512-byte units, 0 when not said */
+	uint64_t ino;
+	int error;			/* positive errno when said */
+	char what[48];			/* "I/O", "critical medium"; "xfs_dir3_data" */
+	char op[16];			/* "READ", "WRITE", "" when not said */
+	char text[256];			/* the message, for the record */
+};
+
+/*
+ * Parse one record as read(2) returns it from /dev/kmsg
+ * ("PRI,SEQ,TS,FLAGS;text\n KEY=value\n...").  0 (kind may be OTHER) or
+ * -EINVAL when it is not a kmsg record.
+ */
+int md_kmsg_parse_record(const char *rec, size_t len, struct md_kmsg_line *out);
+/* Classify the message text alone (no prefix); fills kind and the fields. */
+void md_kmsg_parse_text(const char *text, struct md_kmsg_line *out);
+
+#endif

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* /dev/kmsg lines about damage, mapped to watched filesystems. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "kmsg_parse.h"
+#include "kmsg_source.h"
+#include "log.h"
+#include "pipeline.h"
+
+#define KMSG_RECORD_MAX 16384	/* the kernel's records are at most 8 KiB */
+#define DEFAULT_WINDOW (1024 * 1024)	/* when the disk does not say its request size */
+
+struct md_kmsg {
+	struct md_watch w;
+};
+
+/* The watched filesystem on whole disk @disk that holds disk sector @sector. */
+static struct md_fs *fs_by_disk_sector(struct md_daemon *d, const char *disk, uint64_t sector)
+{
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
+		if (strcmp(fs->bdev.disk, disk) != 0)
+			continue;
+		if (sector >= fs->bdev.start &&
+		    (fs->bdev.sectors == 0 || sector < fs->bdev.start + fs->bdev.sectors))
+			return fs;
+	}
+	return NULL;
+}
+
+static struct md_event *new_event(struct md_fs *fs, enum md_event_kind kind,
+				  const struct md_kmsg_line *l)
+{
+	struct md_event *ev = md_event_new(kind, "kmsg");
+
+	if (!ev)
+		return NULL;
+	snprintf(ev->uuid, sizeof(ev->uuid), "%s", fs->uuid);
+	snprintf(ev->mountpoint, sizeof(ev->mountpoint), "%s", fs->mountpoint);
+	ev->dev = fs->dev;
+	ev->fs_id = fs->fs_id;
+	ev->error = l->error;
+	ev->received = md_mono();
+	snprintf(ev->detail, sizeof(ev->detail), "%s", l->text);
+	return ev;
+}
+
+static bool is_media_errno(int e)
+{
+	return e == EIO || e == ENODATA || e == EILSEQ || e == EREMOTEIO || e == ENOLINK ||
+	       e == ETIMEDOUT;
+}
+
+/* Turn a recognised line into an event for the filesystem it concerns. */
+static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line *l)
+{
+	struct md_event *ev = NULL;
+	struct md_fs *fs;
+
+	if (l->kind == MD_KMSG_BLOCK_ERROR) {
+		if (l->op[0] && strcmp(l->op, "READ") != 0 && strcmp(l->op, "WRITE") != 0)
+			return NULL;	/* discard, flush, zone ops: no data at stake */
+		fs = fs_by_disk_sector(d, l->dev, l->sector);
+		if (!fs) {
+			log_debug("kmsg: %s sector %" PRIu64 " is not under a watched filesystem",
+				  l->dev, l->sector);
+			return NULL;
+		}
+		uint64_t byte = (l->sector - fs->bdev.start) * 512;
+		uint64_t window = fs->bdev.max_io ? fs->bdev.max_io : DEFAULT_WINDOW;
+		if (d->pipe && md_pipeline_self_inflicted(d->pipe, fs->dev, byte, 512)) {
+			log_debug("kmsg: %s sector %" PRIu64 ": our own read", l->dev, l->sector);
+			return NULL;
+		}
+		/* The sector is where the failed request started; the bad
+		 * part is somewhere in it: read the request's extent. */
+		ev = new_event(fs, MD_EV_RANGE, l);
+		if (ev) {
+			ev->start = byte;
+			ev->length = window;
+			ev->verify = true;
+			ev->block_layer = true;
+			ev->error = ev->error ? ev->error : EIO;
+		}
+		return ev;
+	}
+
+	fs = md_fs_by_devname(d, l->dev);
+	if (!fs) {
+		log_debug("kmsg: XFS (%s) is not a watched filesystem", l->dev);
+		return NULL;
+	}
+	switch (l->kind) {
+	case MD_KMSG_XFS_METADATA_IO:
+		ev = new_event(fs, MD_EV_RANGE, l);
+		if (ev) {
+			ev->start = l->sector * 512;
+			ev->length = (l->length ? l->length : 1) * 512;
+			/* Unreadable: find exactly what.  Read but wrong: the
+			 * whole buffer is damaged, reading it again says nothing. */
+			ev->verify = is_media_errno(l->error);
+		}
+		break;
+	case MD_KMSG_XFS_CORRUPT_BLOCK:
+		ev = new_event(fs, MD_EV_RANGE, l);
+		if (ev) {
+			ev->start = l->sector * 512;
+			ev->length = fs->blocksize ? fs->blocksize : 4096;
+		}
+		break;
+	case MD_KMSG_XFS_CORRUPT_INODE:
+		ev = new_event(fs, MD_EV_INODE, l);
+		if (ev)
+			ev->ino = l->ino;
+		break;
+	case MD_KMSG_XFS_SHUTDOWN:
+		if (!fs->shut_down)
+			log_err("%s %s: the filesystem was shut down", fs->uuid, fs->mountpoint);
+		fs->shut_down = true;
+		/* fall through */
+	case MD_KMSG_XFS_CORRUPTION:
+		ev = new_event(fs, MD_EV_FS, l);
+		break;
+	default:
+		break;
+	}
+	return ev;
+}
+
+static void kmsg_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
+{
+	char *rec = malloc(KMSG_RECORD_MAX);
+
+	(void)events;
+	if (!rec)
+		return;
+	for (;;) {
+		struct md_kmsg_line l;
+		ssize_t n = read(w->fd, rec, KMSG_RECORD_MAX - 1);
+
+		if (n < 0) {
+			if (errno == EPIPE) {
+				log_warn("kmsg: the kernel log wrapped before we read it: "
+					 "some messages were lost");
+				continue;
+			}
+			if (errno == EINVAL) {
+				/* a record larger than we expected: skip past it
+				 * rather than be woken for it forever */
+				log_warn("kmsg: a record too large to read; skipping to the end");
+				lseek(w->fd, 0, SEEK_END);
+			} else if (errno != EAGAIN && errno != EINTR) {
+				log_err("kmsg: read: %s", strerror(errno));
+			}
+			break;
+		}
+		if (n == 0)
+			break;
+		rec[n] = '\0';
+		if (md_kmsg_parse_record(rec, (size_t)n, &l) != 0 || l.kind == MD_KMSG_OTHER)
+			continue;
+		/* Only the kernel's own lines: anyone with write access to
+		 * /dev/kmsg can add lines, but not with facility 0. */
+		if (l.facility != 0)
+			continue;
+		struct md_event *ev = event_for(d, &l);
+		if (!ev)
+			continue;
+		log_notice("%s %s: kernel log: %s", ev->uuid, ev->mountpoint, l.text);
+		if (md_pipeline_submit(d->pipe, ev) < 0)
+			log_warn("%s: event queue full, report dropped", l.dev);
+	}
+	free(rec);
+}
+
+int md_kmsg_start(struct md_daemon *d)
+{
+	struct md_kmsg *k;
+	int rc;
+
+	if (d->kmsg)
+		return 0;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->w.fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (k->w.fd < 0) {
+		rc = -errno;
+		free(k);
+		return rc;
+	}
+	/* From now on only: old lines were dealt with, or are for a scan. */
+	if (lseek(k->w.fd, 0, SEEK_END) < 0) {
+		rc = -errno;
+		close(k->w.fd);
+		free(k);
+		return rc;
+	}
+	k->w.ready = kmsg_ready;
+	k->w.arg = k;
+	rc = md_watch_add(d, &k->w, EPOLLIN);
+	if (rc) {
+		close(k->w.fd);
+		free(k);
+		return rc;
+	}
+	d->kmsg = k;
+	return 0;
+}
+
+void md_kmsg_stop(struct md_daemon *d)
+{
+	struct md_kmsg *k = d->kmsg;
+
+	if (!k)
+		return;
+	md_watch_del(d, &k->w);
+	close(k->w.fd);
+	free(k);
+	d->kmsg = NULL;
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mapperd's log: "<N>text" lines on stderr, safe to call from any thread. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+
+static volatile int max_level = LOG_INFO;
+
+static const char *const level_names[] = {
+	[LOG_ERR] = "err", [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+	[LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+};
+
+void log_set_level(int level)
+{
+	max_level = level;
+}
+
+int log_get_level(void)
+{
+	return max_level;
+}
+
+int log_level_from_name(const char *name)
+{
+	for (int i = LOG_ERR; i <= LOG_DEBUG; i++)
+		if (level_names[i] && strcmp(level_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *log_level_name(int level)
+{
+	return level >= LOG_ERR && level <= LOG_DEBUG ? level_names[level] : "?";
+}
+
+void log_msg(int prio, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+	int n;
+
+	if (prio > max_level)
+		return;
+	n = snprintf(line, sizeof(line), "<%d>", prio);
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	/* One write per line, so lines of different threads never mix. */
+	size_t len = strlen(line);
+	if (len < sizeof(line) - 1)
+		line[len++] = '\n';
+	else
+		line[len - 1] = '\n';
+	fwrite(line, 1, len, stderr);
+	fflush(stderr);
+}

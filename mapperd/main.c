@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mapperd: watch every mounted XFS filesystem, scan on a schedule and react
+ * within a second to the errors the kernel reports.  One epoll loop in the
+ * main thread; the event pipeline and the running scan have a thread each.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "discovery.h"
+#include "fanotify_source.h"
+#include "kmsg_source.h"
+#include "log.h"
+#include "pipeline.h"
+#include "scheduler.h"
+
+#ifndef MAPPER_VERSION
+#define MAPPER_VERSION "0"
+#endif
+
+#define EXIT_ERROR 2
+
+static const char usage_text[] =
+	"Usage: mapperd [OPTIONS]\n"
+	"\n"
+	"The mapper service: finds the mounted XFS filesystems (and those mounted\n"
+	"later), checks their metadata and media on a schedule, and turns the errors\n"
+	"the kernel reports (fanotify FAN_FS_ERROR, kernel log) into findings that\n"
+	"name the damaged files, within a second.  Runs in the foreground; logs to\n"
+	"stderr with syslog priority prefixes.  SIGTERM stops at the next scan\n"
+	"checkpoint, SIGHUP reads the configuration again.  Needs root.\n"
+	"\n"
+	"Options:\n"
+	"  --config FILE     configuration file (default " MAPPERD_CONFIG_PATH ")\n"
+	"  --db FILE         database (default: the configuration's, else $MAPPER_DB,\n"
+	"                    else /var/lib/mapper/mapper.db)\n"
+	"  --socket PATH     control socket (default: the configuration's, else\n"
+	"                    " MAPPERD_SOCKET_PATH ")\n"
+	"  --foreground      stay in the foreground (the default and only mode)\n"
+	"  --check-config    read the configuration, print every key, and exit\n"
+	"  --log-level L     err, warning, notice, info or debug (overrides log_level)\n"
+	"  -h, --help        this text\n"
+	"  --version         print the version\n"
+	"\n"
+	"Exit status: 0 stopped by a signal, 2 could not start.  See mapperd(8).\n";
+
+struct options {
+	const char *config;
+	bool config_given;
+	const char *db;
+	const char *socket;
+	const char *log_level;
+	bool check;
+};
+
+/* ---- configuration ---- */
+
+static const char *config_path;
+static bool config_must_exist;
+static struct options cli;		/* command line overrides outlive reloads */
+
+static void apply_overrides(struct md_config *c)
+{
+	if (cli.socket)
+		snprintf(c->control_socket, sizeof(c->control_socket), "%s", cli.socket);
+	if (cli.db)
+		snprintf(c->database, sizeof(c->database), "%s", cli.db);
+	if (cli.log_level)
+		c->log_level = log_level_from_name(cli.log_level);
+}
+
+static void apply_sources(struct md_daemon *d)
+{
+	int rc;
+
+	md_pipeline_configure(d->pipe, d->cfg.dedup_window, d->cfg.event_scans);
+	if (d->cfg.kmsg && !d->kmsg) {
+		rc = md_kmsg_start(d);
+		if (rc)
+			log_warn("kernel log: cannot read /dev/kmsg: %s", strerror(-rc));
+	} else if (!d->cfg.kmsg && d->kmsg) {
+		md_kmsg_stop(d);
+	}
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
+		if (d->cfg.fanotify && fs->fan.fd < 0) {
+			rc = md_fanotify_watch(d, fs);
+			if (rc)
+				log_warn("%s %s: no fanotify error reports: %s", fs->uuid,
+					 fs->mountpoint, strerror(-rc));
+		} else if (!d->cfg.fanotify && fs->fan.fd >= 0) {
+			md_fanotify_unwatch(d, fs);
+		}
+	}
+}
+
+void md_reload(struct md_daemon *d)
+{
+	struct md_config c;
+	char err[512];
+	int rc = config_load(config_path, config_must_exist, &c, err, sizeof(err));
+
+	if (rc) {
+		log_err("configuration not reloaded: %s", err);
+		return;
+	}
+	apply_overrides(&c);
+	if (strcmp(c.database, d->cfg.database) != 0 ||
+	    strcmp(c.control_socket, d->cfg.control_socket) != 0)
+		log_warn("database and control_socket changes take effect at the next start");
+	snprintf(c.database, sizeof(c.database), "%s", d->cfg.database);
+	snprintf(c.control_socket, sizeof(c.control_socket), "%s", d->cfg.control_socket);
+	config_free(&d->cfg);
+	d->cfg = c;
+	log_set_level(d->cfg.log_level);
+	apply_sources(d);
+	md_discovery_refresh(d);	/* the set of filesystems may have changed */
+	md_sched_reconfigure(d);
+	log_notice("configuration %s read again", d->cfg.path[0] ? d->cfg.path : "(defaults)");
+}
+
+/* ---- options ---- */
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->config = MAPPERD_CONFIG_PATH;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->config = optarg; o->config_given = true; break;
+		case 'd': o->db = optarg; break;
+		case 's': o->socket = optarg; break;
+		case 'f': break;
+		case 'C': o->check = true; break;
+		case 'l': o->log_level = optarg; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': printf("mapperd %s\n", MAPPER_VERSION); exit(0);
+		default:
+			fprintf(stderr, "mapperd: see 'mapperd --help'\n");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "mapperd: unexpected argument '%s' (see 'mapperd --help')\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	if (o->log_level && log_level_from_name(o->log_level) < 0) {
+		fprintf(stderr, "mapperd: --log-level wants err, warning, notice, info or debug\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the loop ---- */
+
+static void signal_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
+{
+	struct signalfd_siginfo si;
+
+	(void)events;
+	while (read(w->fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			md_reload(d);
+		} else {
+			log_notice("signal %d: stopping (a running scan stops at its next "
+				   "checkpoint)", (int)si.ssi_signo);
+			d->stopping = true;
+		}
+	}
+}
+
+static void requests_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
+{
+	struct md_scan_req req[8];
+	size_t n;
+
+	(void)w;
+	(void)events;
+	while ((n = md_pipeline_take_requests(d->pipe, req, 8)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct md_fs *fs = md_fs_by_uuid(d, req[i].uuid);
+			char msg[256];
+
+			if (fs && md_sched_request(d, fs, req[i].metadata, req[i].media,
+						   "mapperd (event)", req[i].reason, msg,
+						   sizeof(msg)) != 0)
+				log_notice("%s %s: no scan: %s", fs->uuid, fs->mountpoint, msg);
+		}
+	}
+}
+
+static void run_loop(struct md_daemon *d)
+{
+	while (!d->stopping) {
+		struct epoll_event ev;
+		int timeout = md_sched_tick(d);
+
+		/* One event at a time: a handler may free another's watch. */
+		int n = epoll_wait(d->epfd, &ev, 1, timeout);
+		if (n < 0 && errno != EINTR) {
+			log_err("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		if (n == 1) {
+			struct md_watch *w = ev.data.ptr;
+
+			w->ready(d, w, ev.events);
+		}
+	}
+}
+
+static void shutdown_all(struct md_daemon *d, sigset_t *mask)
+{
+	md_control_stop(d);
+	md_sched_stop(d);
+	md_pipeline_stop(d->pipe);
+	d->pipe = NULL;
+	md_kmsg_stop(d);
+	md_discovery_stop(d);
+	map_store_close(d->st);
+	config_free(&d->cfg);
+	if (d->sig.fd >= 0)
+		close(d->sig.fd);
+	if (d->epfd >= 0)
+		close(d->epfd);
+	sigprocmask(SIG_UNBLOCK, mask, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	static struct md_daemon daemon;
+	struct md_daemon *d = &daemon;
+	struct md_watch req_watch = { .fd = -1 };
+	struct options o = { 0 };
+	char err[512];
+	sigset_t mask;
+	int rc;
+
+	if (parse_options(argc, argv, &o))
+		return EXIT_ERROR;
+	config_path = o.config;
+	config_must_exist = o.config_given;
+	rc = config_load(config_path, config_must_exist, &d->cfg, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "mapperd: %s\n", err);
+		return EXIT_ERROR;
+	}
+	cli = o;
+	apply_overrides(&d->cfg);
+	if (o.check) {
+		config_print(&d->cfg, stdout);
+		config_free(&d->cfg);
+		return 0;
+	}
+	log_set_level(d->cfg.log_level);
+	const char *db = d->cfg.database[0] ? d->cfg.database : map_store_default_path();
+	if (strlen(db) >= sizeof(d->db_path)) {
+		fprintf(stderr, "mapperd: database path too long\n");
+		config_free(&d->cfg);
+		return EXIT_ERROR;
+	}
+	memcpy(d->db_path, db, strlen(db) + 1);
+	if (geteuid() != 0) {
+		fprintf(stderr, "mapperd: needs root (scrub, GETFSMAP, open by handle, fanotify "
+			"filesystem marks and raw device reads are privileged)\n");
+		config_free(&d->cfg);
+		return EXIT_ERROR;
+	}
+	srandom((unsigned int)(time(NULL) ^ getpid()));
+	/* Each report's reads use buffers of a MiB or so, in threads that come
+	 * and go: keep those mapped only while used, instead of letting malloc
+	 * raise its threshold and keep them in the heap of a daemon that runs
+	 * for months. */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	d->started = md_now_ms();
+	d->epfd = -1;
+	d->sig.fd = -1;
+	d->mon.fd = -1;
+
+	/* Signals arrive through signalfd; block them before any thread starts. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	rc = map_store_open(d->db_path, 0, &d->st);
+	if (rc) {
+		fprintf(stderr, "mapperd: cannot open the database %s: %s\n", d->db_path,
+			map_strerror(rc));
+		goto fail;
+	}
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->sig.fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d->epfd < 0 || d->sig.fd < 0) {
+		rc = -errno;
+		fprintf(stderr, "mapperd: %s\n", strerror(-rc));
+		goto fail;
+	}
+	d->sig.ready = signal_ready;
+	rc = md_watch_add(d, &d->sig, EPOLLIN);
+	if (rc == 0) {
+		rc = md_control_start(d, d->cfg.control_socket);
+		if (rc == -EADDRINUSE)
+			fprintf(stderr, "mapperd: another mapperd answers on %s\n",
+				d->cfg.control_socket);
+		else if (rc)
+			fprintf(stderr, "mapperd: control socket %s: %s\n", d->cfg.control_socket,
+				strerror(-rc));
+	}
+	if (rc)
+		goto fail;
+	rc = md_pipeline_start(d->db_path, &d->pipe);
+	if (rc) {
+		fprintf(stderr, "mapperd: cannot start the event pipeline: %s\n", strerror(-rc));
+		goto fail;
+	}
+	req_watch.fd = md_pipeline_notify_fd(d->pipe);
+	req_watch.ready = requests_ready;
+	rc = md_watch_add(d, &req_watch, EPOLLIN);
+	if (rc == 0)
+		rc = md_sched_start(d);
+	if (rc) {
+		fprintf(stderr, "mapperd: %s\n", strerror(-rc));
+		goto fail;
+	}
+	apply_sources(d);
+	rc = md_discovery_start(d);
+	if (rc) {
+		fprintf(stderr, "mapperd: cannot follow the mount table: %s\n", strerror(-rc));
+		goto fail;
+	}
+	int nfs = 0;
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next)
+		nfs++;
+	log_notice("mapperd %s started: %d XFS filesystem%s watched; database %s; control socket "
+		   "%s; configuration %s", MAPPER_VERSION, nfs, nfs == 1 ? "" : "s", d->db_path,
+		   d->cfg.control_socket, d->cfg.path[0] ? d->cfg.path : "(defaults)");
+
+	run_loop(d);
+
+	log_notice("stopping");
+	md_watch_del(d, &req_watch);
+	shutdown_all(d, &mask);
+	log_notice("stopped");
+	return 0;
+fail:
+	if (req_watch.fd >= 0)
+		md_watch_del(d, &req_watch);
+	shutdown_all(d, &mask);
+	return EXIT_ERROR;
+}

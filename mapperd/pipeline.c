@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The event pipeline: a queue with de-duplication in front of one worker
+ * thread.  The worker owns its own database connection and opens the
+ * filesystem for each event only (a descriptor kept open would make umount
+ * fail with EBUSY).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "dedup.h"
+#include "findlog.h"
+#include "health.h"
+#include "log.h"
+#include "pipeline.h"
+#include "xfs_abi.h"
+
+#define QUEUE_MAX 1024
+#define MAX_REQUESTS 32
+#define RECENT_RANGES 64
+#define SELF_INFLICTED_SECS 10.0	/* how long our own reads explain kernel log lines */
+#define KMSG_WAIT_SECS 1.0		/* how long a fs-wide report waits for a located one */
+#define MAX_SICK_INODES 64
+#define BUSY_RETRIES 30		/* times the store's own 10 s busy timeout */
+
+struct recent_range {
+	dev_t dev;
+	uint64_t start, length;
+	double until;			/* md_mono() */
+};
+
+struct located_fs {
+	char uuid[40];
+	double at;			/* md_mono() when a range was last located */
+};
+
+struct md_pipeline {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct md_event *head, *tail;
+	size_t queued;
+	bool stop;
+	char db_path[PATH_MAX];
+	struct md_dedup dedup;
+	int64_t window_ms;
+	bool event_scans;
+	struct md_pipeline_stats stats;
+	struct recent_range recent[RECENT_RANGES];
+	unsigned int next_recent;
+	struct located_fs located[16];
+	unsigned int next_located;
+	struct md_scan_req reqs[MAX_REQUESTS];
+	size_t nreqs;
+	int notify_fd;
+};
+
+/* What one event turned into, before it is written. */
+struct outcome {
+	struct map_finding *v;
+	size_t n;
+	int bad_ranges;
+	char note[160];			/* appended to the event's detail */
+};
+
+/* ---- queue ---- */
+
+int md_pipeline_submit(struct md_pipeline *p, struct md_event *ev)
+{
+	char key[MD_DEDUP_KEY];
+	int rc = 0;
+
+	md_dedup_key(ev, key, sizeof(key));
+	pthread_mutex_lock(&p->lock);
+	p->stats.received++;
+	if (ev->count > 1)
+		p->stats.merged++;
+	/* A merged report stands for errors we have not seen: never drop it. */
+	if (ev->count <= 1 && md_dedup_seen(&p->dedup, key, md_now_ms(), p->window_ms)) {
+		p->stats.duplicates++;
+		rc = 1;
+	} else if (p->queued >= QUEUE_MAX) {
+		p->stats.dropped++;
+		rc = -ENOSPC;
+	} else {
+		ev->next = NULL;
+		if (p->tail)
+			p->tail->next = ev;
+		else
+			p->head = ev;
+		p->tail = ev;
+		p->queued++;
+		pthread_cond_signal(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (rc)
+		free(ev);
+	return rc;
+}
+
+/*
+ * The next event to handle.  Reports that name an inode or a place go
+ * first: a filesystem-wide one is often explained by one of those (XFS
+ * reports a metadata read error fs-wide and logs its daddr at once).
+ */
+static struct md_event *next_event(struct md_pipeline *p)
+{
+	struct md_event *ev = NULL, **pp;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->head && !p->stop)
+		pthread_cond_wait(&p->cond, &p->lock);
+	if (!p->stop && p->head) {
+		for (pp = &p->head; *pp && (*pp)->kind == MD_EV_FS; pp = &(*pp)->next)
+			;
+		if (!*pp)
+			pp = &p->head;
+		ev = *pp;
+		*pp = ev->next;
+		if (p->tail == ev) {
+			/* find the new tail */
+			struct md_event *t = p->head;
+
+			while (t && t->next)
+				t = t->next;
+			p->tail = t;
+		}
+		p->queued--;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return ev;
+}
+
+/* ---- our own reads (block-layer lines they cause are not news) ---- */
+
+/* Our reads of [start, start+length) explain kernel log lines until @until
+ * (the same range again updates its entry). */
+static void remember_read(struct md_pipeline *p, dev_t dev, uint64_t start, uint64_t length,
+			  double until)
+{
+	pthread_mutex_lock(&p->lock);
+	for (unsigned int i = 0; i < RECENT_RANGES; i++) {
+		struct recent_range *r = &p->recent[i];
+
+		if (r->dev == dev && r->start == start && r->length == length) {
+			r->until = until;
+			pthread_mutex_unlock(&p->lock);
+			return;
+		}
+	}
+	p->recent[p->next_recent] = (struct recent_range){ dev, start, length, until };
+	p->next_recent = (p->next_recent + 1) % RECENT_RANGES;
+	pthread_mutex_unlock(&p->lock);
+}
+
+bool md_pipeline_self_inflicted(struct md_pipeline *p, dev_t dev, uint64_t start,
+				uint64_t length)
+{
+	double now = md_mono();
+	bool ours = false;
+
+	pthread_mutex_lock(&p->lock);
+	for (unsigned int i = 0; i < RECENT_RANGES && !ours; i++) {
+		const struct recent_range *r = &p->recent[i];
+
+		ours = r->until > now && r->dev == dev && start < r->start + r->length &&
+		       r->start < start + length;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return ours;
+}
+
+static void note_located(struct md_pipeline *p, const char *uuid)
+{
+	pthread_mutex_lock(&p->lock);
+	snprintf(p->located[p->next_located].uuid, sizeof(p->located[0].uuid), "%s", uuid);
+	p->located[p->next_located].at = md_mono();
+	p->next_located = (p->next_located + 1) % 16;
+	pthread_mutex_unlock(&p->lock);
+}
+
+/*
+ * Did the kernel log locate an error of this filesystem a moment ago, or is
+ * such a report waiting in the queue?  Then a fs-wide report needs no scan.
+ */
+static bool located_recently(struct md_pipeline *p, const char *uuid, double since)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&p->lock);
+	for (unsigned int i = 0; i < 16 && !found; i++)
+		found = p->located[i].at >= since && strcmp(p->located[i].uuid, uuid) == 0;
+	for (struct md_event *e = p->head; e && !found; e = e->next)
+		found = e->kind == MD_EV_RANGE && strcmp(e->uuid, uuid) == 0;
+	pthread_mutex_unlock(&p->lock);
+	return found;
+}
+
+/* ---- scan requests for the scheduler ---- */
+
+static void request_scan(struct md_pipeline *p, const char *uuid, bool metadata, bool media,
+			 const char *reason)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->nreqs < MAX_REQUESTS) {
+		struct md_scan_req *r = &p->reqs[p->nreqs++];
+
+		snprintf(r->uuid, sizeof(r->uuid), "%s", uuid);
+		r->metadata = metadata;
+		r->media = media;
+		snprintf(r->reason, sizeof(r->reason), "%s", reason);
+		p->stats.scans_requested++;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (write(p->notify_fd, &one, sizeof(one)) < 0) {
+		/* the counter is only a wake-up */
+	}
+}
+
+size_t md_pipeline_take_requests(struct md_pipeline *p, struct md_scan_req *out, size_t max)
+{
+	uint64_t v;
+	size_t n;
+
+	if (read(p->notify_fd, &v, sizeof(v)) < 0) {
+		/* nothing to clear */
+	}
+	pthread_mutex_lock(&p->lock);
+	n = p->nreqs < max ? p->nreqs : max;
+	memcpy(out, p->reqs, n * sizeof(*out));
+	memmove(p->reqs, p->reqs + n, (p->nreqs - n) * sizeof(*out));
+	p->nreqs -= n;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+int md_pipeline_notify_fd(struct md_pipeline *p)
+{
+	return p->notify_fd;
+}
+
+/* ---- findings ---- */
+
+static int outcome_add(struct outcome *o, struct map_finding *f)
+{
+	struct map_finding *v = realloc(o->v, (o->n + 1) * sizeof(*v));
+
+	if (!v) {
+		map_finding_clear(f);
+		return -ENOMEM;
+	}
+	o->v = v;
+	v[o->n++] = *f;		/* takes the paths */
+	return 0;
+}
+
+static void outcome_free(struct outcome *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		map_finding_clear(&o->v[i]);
+	free(o->v);
+	memset(o, 0, sizeof(*o));
+}
+
+static bool have_finding(const struct outcome *o, uint64_t ino, const char *kind,
+			 uint64_t physical)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (o->v[i].ino == ino && strcmp(o->v[i].kind, kind) == 0 &&
+		    o->v[i].physical == physical)
+			return true;
+	return false;
+}
+
+/* Owners and paths of bad device bytes, as findings. */
+static int locate_range(struct map_fs *fs, uint64_t start, uint64_t length, struct outcome *o)
+{
+	struct map_owner_list owners = { 0 };
+	struct map_paths *paths = NULL;
+	double t0 = md_mono();
+	int rc = map_locate_paths(fs, start, length, &owners, &paths);
+
+	log_debug("%s: located %" PRIu64 "+%" PRIu64 ": %zu owners in %.3f s", map_fs_info(fs)->uuid,
+		  start, length, owners.n, md_mono() - t0);
+	for (size_t k = 0; rc == 0 && k < owners.n; k++) {
+		const struct map_owner *ow = &owners.v[k];
+		struct map_finding f;
+
+		if (ow->kind == MAP_OWNER_FREE) {
+			log_info("%s: bad bytes %" PRIu64 "+%" PRIu64 " are free space: nothing lost",
+				 map_fs_info(fs)->uuid, ow->physical, ow->length);
+			continue;
+		}
+		if (ow->kind == MAP_OWNER_INODES && owners.n > 1)
+			continue;	/* its inodes are recorded one by one */
+		if (have_finding(o, ow->ino, map_owner_kind_name(ow->kind), ow->physical))
+			continue;
+		map_finding_from_owner(&f, "event", ow, paths ? &paths[k] : NULL);
+		rc = outcome_add(o, &f);
+	}
+	map_paths_free(paths, owners.n);
+	map_owner_list_free(&owners);
+	return rc;
+}
+
+struct bad_list {
+	struct map_range_list ranges;
+	int error;
+};
+
+static void on_bad(uint64_t start, uint64_t length, int error, void *arg)
+{
+	struct bad_list *b = arg;
+
+	(void)error;
+	if (map_range_add(&b->ranges, start, length) && !b->error)
+		b->error = -ENOMEM;
+}
+
+/* Read @ranges of the data device; the bad ones go to @bad. */
+static int verify(struct md_pipeline *p, struct map_fs *fs, const struct map_range_list *ranges,
+		  struct bad_list *bad)
+{
+	const struct map_fs_info *info = map_fs_info(fs);
+	/* Normal priority even when the service runs in the idle I/O class:
+	 * these few reads stand between an error and its report. */
+	struct map_verify_opts vo = {
+		.io_size = 1024 * 1024, .inflight = 2, .ioprio_class = 2, .ioprio_level = 4,
+		.bad = on_bad, .arg = bad,
+	};
+	int rc;
+
+	/* Failed reads of ours show up in the kernel log: mark them first. */
+	for (size_t i = 0; i < ranges->n; i++)
+		remember_read(p, (dev_t)info->dev, ranges->v[i].start, ranges->v[i].length,
+			      md_mono() + 3600);
+	rc = map_verify_media(fs, ranges, &vo, NULL);
+	for (size_t i = 0; i < ranges->n; i++)
+		remember_read(p, (dev_t)info->dev, ranges->v[i].start, ranges->v[i].length,
+			      md_mono() + SELF_INFLICTED_SECS);
+	return rc ? rc : bad->error;
+}
+
+static int look_at_range(struct md_pipeline *p, struct map_fs *fs, uint64_t start,
+			 uint64_t length, bool do_verify, struct outcome *o)
+{
+	const struct map_fs_info *info = map_fs_info(fs);
+	uint64_t size = info->geo.datablocks * info->geo.blocksize;
+	struct bad_list bad = { 0 };
+	int rc = 0;
+
+	if (start >= size) {
+		snprintf(o->note, sizeof(o->note), "; beyond the filesystem's end");
+		return 0;
+	}
+	if (length > size - start)
+		length = size - start;
+	if (do_verify) {
+		struct map_range_list want = { 0 };
+
+		/* Whole filesystem blocks, so the reads are aligned. */
+		uint64_t bs = info->geo.blocksize;
+		uint64_t a = start / bs * bs, b = (start + length + bs - 1) / bs * bs;
+		rc = map_range_add(&want, a, (b < size ? b : size) - a);
+		if (rc == 0)
+			rc = verify(p, fs, &want, &bad);
+		map_range_free(&want);
+	} else {
+		rc = map_range_add(&bad.ranges, start, length);
+	}
+	for (size_t i = 0; rc == 0 && i < bad.ranges.n; i++) {
+		o->bad_ranges++;
+		rc = locate_range(fs, bad.ranges.v[i].start, bad.ranges.v[i].length, o);
+	}
+	if (rc == 0 && do_verify && bad.ranges.n == 0)
+		snprintf(o->note, sizeof(o->note), "; the range reads fine now");
+	map_range_free(&bad.ranges);
+	return rc;
+}
+
+/* Ask the kernel's scrub about one inode; corrupt results become findings. */
+static int scrub_inode(struct map_fs *fs, const struct md_sick_inode *si, struct outcome *o)
+{
+	const struct map_fs_info *info = map_fs_info(fs);
+	uint32_t types[16];
+	size_t n = map_scrub_inode_types(&info->geo, si->mode, si->has_attr, types, 16);
+	struct map_paths *paths = NULL;
+	size_t first = o->n;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct map_scrub_result r = { .type = types[i], .ino = si->ino, .gen = si->gen };
+
+		r.error = map_scrub_call(map_fs_fd(fs), types[i], 0, si->ino, si->gen, 0, &r.oflags);
+		if (r.error == -ENOENT || r.error == -EBUSY || r.error == -EOPNOTSUPP)
+			continue;
+		if (!r.error && !(r.oflags & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT)))
+			continue;
+		struct map_finding f;
+
+		map_finding_from_scrub(&f, &r);
+		snprintf(f.source, sizeof(f.source), "event");
+		f.mode = si->mode;
+		rc = outcome_add(o, &f);
+	}
+	if (rc || o->n == first)
+		return rc;
+	if (map_resolve_paths(fs, &si->ino, 1, &paths, NULL) == 0) {
+		for (size_t i = first; i < o->n; i++)
+			for (size_t k = 0; k < paths[0].npaths; k++)
+				map_finding_add_path(&o->v[i], paths[0].paths[k]);
+		map_paths_free(paths, 1);
+	}
+	return 0;
+}
+
+/*
+ * An inode: read the extents of its data fork to find exactly which bytes
+ * are bad; when none are, ask scrub whether its metadata is broken.
+ */
+static int look_at_inode(struct md_pipeline *p, struct map_fs *fs, uint64_t ino, uint32_t gen,
+			 struct outcome *o)
+{
+	const struct map_fs_info *info = map_fs_info(fs);
+	struct md_sick_inode si = { .ino = ino, .gen = gen };
+	struct map_range_list ranges = { 0 };
+	struct bad_list bad = { 0 };
+	int fd, rc;
+
+	rc = md_health_inode(fs, ino, &si);
+	if (rc == -ENOENT || (rc == 0 && gen && si.gen != gen)) {
+		snprintf(o->note, sizeof(o->note), "; inode %" PRIu64 " is gone", ino);
+		return 0;
+	}
+	if (rc) {
+		/* The inode itself cannot be read: its cluster is the damage. */
+		uint64_t byte = map_geo_ino_to_byte(&info->geo, ino);
+
+		return look_at_range(p, fs, byte, info->geo.inodesize, true, o);
+	}
+	fd = map_open_inode(fs, ino, si.gen, 0);
+	if (fd >= 0) {
+		rc = map_file_ranges(fd, &ranges);
+		close(fd);
+		if (rc == 0 && ranges.n)
+			rc = verify(p, fs, &ranges, &bad);
+	} else if (fd != -ELOOP && fd != -EINVAL) {
+		log_debug("%s: cannot open inode %" PRIu64 ": %s", info->uuid, ino, map_strerror(fd));
+	}
+	for (size_t i = 0; rc == 0 && i < bad.ranges.n; i++) {
+		o->bad_ranges++;
+		rc = locate_range(fs, bad.ranges.v[i].start, bad.ranges.v[i].length, o);
+	}
+	if (rc == 0 && bad.ranges.n == 0)
+		rc = scrub_inode(fs, &si, o);
+	map_range_free(&ranges);
+	map_range_free(&bad.ranges);
+	return rc;
+}
+
+static bool is_media_error(int error)
+{
+	return error == EIO || error == ENODATA || error == EILSEQ || error == EREMOTEIO ||
+	       error == ENOLINK || error == ETIMEDOUT || error == ENODEV;
+}
+
+/* Wait up to KMSG_WAIT_SECS for the kernel log to place an error of @uuid. */
+static bool wait_located(struct md_pipeline *p, const char *uuid, double reported)
+{
+	while (!located_recently(p, uuid, reported - 5)) {
+		if (md_mono() >= reported + KMSG_WAIT_SECS)
+			return false;
+		usleep(50 * 1000);
+	}
+	return true;
+}
+
+/*
+ * fanotify kept only the first of several errors, or named no inode: look
+ * at what the kernel marked sick, and scan for what it cannot tell us.
+ */
+static int look_at_health(struct md_pipeline *p, struct map_fs *fs, const struct md_event *ev,
+			  struct outcome *o)
+{
+	const struct map_fs_info *info = map_fs_info(fs);
+	struct md_health h;
+	bool scans;
+	int rc;
+
+	pthread_mutex_lock(&p->lock);
+	scans = p->event_scans;
+	pthread_mutex_unlock(&p->lock);
+
+	if (ev->kind == MD_EV_FS && ev->error == ESHUTDOWN) {
+		snprintf(o->note, sizeof(o->note), "; the filesystem is shut down");
+		return 0;
+	}
+	if (ev->kind == MD_EV_FS && ev->count <= 1 && is_media_error(ev->error)) {
+		/* A metadata block could not be read (file data errors name
+		 * their inode).  Read errors mark nothing sick; the kernel log
+		 * line has the place.  Without it only a scan can find it. */
+		if (wait_located(p, info->uuid, ev->received)) {
+			snprintf(o->note, sizeof(o->note), "; placed by the kernel log");
+		} else if (scans) {
+			request_scan(p, info->uuid, true, false,
+				     "metadata read error the kernel did not place (fanotify)");
+			snprintf(o->note, sizeof(o->note), "; metadata scan requested");
+		}
+		return 0;
+	}
+	rc = md_health_geometry(fs, &h);
+	if (rc == 0)
+		rc = md_health_inodes(fs, &h, MAX_SICK_INODES);
+	for (size_t i = 0; rc == 0 && i < h.ninodes; i++) {
+		if (h.inodes[i].ino == ev->ino)
+			continue;	/* already looked at */
+		rc = scrub_inode(fs, &h.inodes[i], o);
+	}
+	if (rc == 0 && (h.fs_sick || h.sick_ags) && scans) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "kernel marked %s sick (%s report)",
+			 h.sick_ags ? "allocation groups" : "filesystem metadata", ev->source);
+		request_scan(p, info->uuid, true, false, why);
+		snprintf(o->note, sizeof(o->note), "; metadata scan requested");
+	}
+	if (rc == 0 && scans && ev->count > 1 && is_media_error(ev->error)) {
+		/* Merged read errors: only the first one's inode is known; the
+		 * others may be file data anywhere, which only reading finds. */
+		request_scan(p, info->uuid, false, true,
+			     "several read errors merged into one report (fanotify)");
+		snprintf(o->note, sizeof(o->note), "; media scan requested for the other %" PRIu32
+			 " errors", ev->count - 1);
+	}
+	md_health_free(&h);
+	return rc;
+}
+
+/* ---- one event ---- */
+
+static int record(struct md_pipeline *p, struct map_store *st, const struct map_fs_info *info,
+		  const struct md_event *ev, struct outcome *o, int *nnew)
+{
+	struct map_event row = { .ino = ev->ino, .gen = ev->gen, .error = ev->error };
+	int64_t fs_id = 0;
+	int rc;
+
+	(void)p;
+	*nnew = 0;
+	rc = map_store_begin(st);
+	if (rc)
+		return rc;
+	rc = map_store_fs_upsert(st, info, &fs_id);
+	for (size_t i = 0; rc == 0 && i < o->n; i++) {
+		bool is_new = false;
+
+		o->v[i].fs_id = fs_id;
+		rc = map_store_finding_record(st, 0, &o->v[i], &is_new);
+		if (rc == 0 && is_new)
+			(*nnew)++;
+		if (rc == 0)
+			md_log_finding(info->uuid, info->mountpoint, &o->v[i], is_new, ev->source);
+	}
+	if (rc == 0) {
+		row.fs_id = fs_id;
+		snprintf(row.source, sizeof(row.source), "%s", ev->source);
+		snprintf(row.detail, sizeof(row.detail), "%.160s; %zu finding%s%.80s", ev->detail, o->n,
+			 o->n == 1 ? "" : "s", o->note);
+		rc = map_store_event_add(st, &row);
+	}
+	if (rc == 0)
+		rc = map_store_commit(st);
+	if (rc)
+		map_store_rollback(st);
+	return rc;
+}
+
+static bool stopping(struct md_pipeline *p)
+{
+	bool stop;
+
+	pthread_mutex_lock(&p->lock);
+	stop = p->stop;
+	pthread_mutex_unlock(&p->lock);
+	return stop;
+}
+
+static int process(struct md_pipeline *p, struct map_store *st, struct md_event *ev)
+{
+	struct outcome o = { 0 };
+	struct map_fs *fs;
+	int nnew = 0, rc;
+	double t_start = md_mono();
+
+	rc = map_fs_open(ev->mountpoint, &fs);
+	double t_opened = md_mono();
+	if (rc == 0 && strcmp(map_fs_info(fs)->uuid, ev->uuid) != 0)
+		rc = -MAP_EUNMOUNTED;	/* something else is mounted there now */
+	if (rc) {
+		if (fs)
+			map_fs_close(fs);
+		log_notice("%s %s: %s report dropped: %s", ev->uuid, ev->mountpoint, ev->source,
+			   map_strerror(rc));
+		return rc;
+	}
+	switch (ev->kind) {
+	case MD_EV_INODE:
+		rc = look_at_inode(p, fs, ev->ino, ev->gen, &o);
+		break;
+	case MD_EV_RANGE:
+		rc = look_at_range(p, fs, ev->start, ev->length, ev->verify, &o);
+		if (rc == 0 && o.bad_ranges)
+			note_located(p, ev->uuid);
+		break;
+	case MD_EV_FS:
+		break;
+	}
+	double t_looked = md_mono();
+	if (rc == 0 && (ev->kind == MD_EV_FS || ev->count > 1))
+		rc = look_at_health(p, fs, ev, &o);
+	double t_health = md_mono();
+	/* The database may be busy for longer than its timeout (another
+	 * process's long transaction): a finding must not be lost for that,
+	 * so try again for a good while, unless we are stopping. */
+	if (rc == 0)
+		rc = record(p, st, map_fs_info(fs), ev, &o, &nnew);
+	for (int tries = 1; rc == -EBUSY && tries <= BUSY_RETRIES && !stopping(p); tries++) {
+		log_notice("%s %s: the database is busy; trying again to record the %s report",
+			   ev->uuid, ev->mountpoint, ev->source);
+		rc = record(p, st, map_fs_info(fs), ev, &o, &nnew);
+	}
+	log_debug("%s: %s report handled in %.3f s after it was read: queued %.3f, open %.3f, "
+		  "read+locate %.3f, health %.3f, store %.3f", ev->uuid, ev->source,
+		  md_mono() - ev->received, t_start - ev->received, t_opened - t_start,
+		  t_looked - t_opened, t_health - t_looked, md_mono() - t_health);
+	if (rc)
+		log_err("%s %s: %s report (%s): %s", ev->uuid, ev->mountpoint, ev->source, ev->detail,
+			map_strerror(rc));
+	else if (o.n == 0)
+		log_notice("%s %s: %s report (%s): nothing damaged found%s", ev->uuid,
+			   ev->mountpoint, ev->source, ev->detail, o.note);
+
+	double latency = md_mono() - ev->received;
+	pthread_mutex_lock(&p->lock);
+	if (rc == 0) {
+		p->stats.findings += o.n;
+		p->stats.new_findings += (uint64_t)nnew;
+		p->stats.last_latency = latency;
+		if (latency > p->stats.max_latency)
+			p->stats.max_latency = latency;
+	}
+	pthread_mutex_unlock(&p->lock);
+	outcome_free(&o);
+	map_fs_close(fs);
+	return rc;
+}
+
+static void *worker(void *arg)
+{
+	struct md_pipeline *p = arg;
+	struct map_store *st = NULL;
+	struct md_event *ev;
+	int rc = map_store_open(p->db_path, 0, &st);
+
+	if (rc)
+		log_err("event pipeline: cannot open the database %s: %s", p->db_path,
+			map_strerror(rc));
+	while ((ev = next_event(p))) {
+		rc = st ? process(p, st, ev) : -EIO;
+		pthread_mutex_lock(&p->lock);
+		if (rc)
+			p->stats.failed++;
+		else
+			p->stats.processed++;
+		pthread_mutex_unlock(&p->lock);
+		free(ev);
+	}
+	map_store_close(st);
+	return NULL;
+}
+
+/* ---- life cycle ---- */
+
+int md_pipeline_start(const char *db_path, struct md_pipeline **out)
+{
+	struct md_pipeline *p = calloc(1, sizeof(*p));
+	int rc;
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->db_path, sizeof(p->db_path), "%s", db_path);
+	p->window_ms = 2000;
+	p->event_scans = true;
+	p->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (p->notify_fd < 0) {
+		rc = -errno;
+		free(p);
+		return rc;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	rc = -pthread_create(&p->thread, NULL, worker, p);
+	if (rc) {
+		close(p->notify_fd);
+		pthread_mutex_destroy(&p->lock);
+		pthread_cond_destroy(&p->cond);
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void md_pipeline_configure(struct md_pipeline *p, int64_t dedup_window_ms, bool event_scans)
+{
+	pthread_mutex_lock(&p->lock);
+	p->window_ms = dedup_window_ms;
+	p->event_scans = event_scans;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void md_pipeline_get_stats(struct md_pipeline *p, struct md_pipeline_stats *out)
+{
+	pthread_mutex_lock(&p->lock);
+	*out = p->stats;
+	out->queued = p->queued;
+	pthread_mutex_unlock(&p->lock);
+}
+
+void md_pipeline_stop(struct md_pipeline *p)
+{
+	size_t dropped = 0;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	while (p->head) {
+		struct md_event *ev = p->head;
+
+		p->head = ev->next;
+		free(ev);
+		dropped++;
+	}
+	if (dropped)
+		log_notice("event pipeline: %zu queued reports dropped at exit", dropped);
+	close(p->notify_fd);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	free(p);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The event pipeline: one worker thread that turns each reported error into
+ * findings.  For an inode it reads that file's extents (O_DIRECT) to find
+ * the exact bad ranges; for a device range it reads that range; each bad
+ * range is mapped to its owners and their paths and recorded (source
+ * "event") with a row in the events table, in one short transaction.
+ */
+#ifndef MAPPERD_PIPELINE_H
+#define MAPPERD_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "event.h"
+
+struct md_pipeline;
+
+struct md_pipeline_stats {
+	uint64_t received;		/* submitted */
+	uint64_t merged;		/* reports that stood for several errors */
+	uint64_t duplicates;		/* dropped: seen within the window */
+	uint64_t dropped;		/* dropped: queue full */
+	uint64_t processed;
+	uint64_t failed;		/* could not be processed (fs gone, ...) */
+	uint64_t findings;		/* findings recorded (new or seen again) */
+	uint64_t new_findings;
+	uint64_t scans_requested;
+	double last_latency;		/* seconds from reading the report to commit */
+	double max_latency;
+	size_t queued;
+};
+
+/* A scan the pipeline wants the scheduler to run. */
+struct md_scan_req {
+	char uuid[40];
+	bool metadata, media;
+	char reason[96];
+};
+
+/* Start the worker with its own connection to the database at @db_path. */
+int md_pipeline_start(const char *db_path, struct md_pipeline **out);
+void md_pipeline_configure(struct md_pipeline *p, int64_t dedup_window_ms, bool event_scans);
+/*
+ * Queue @ev (ownership passes).  Returns 0 when queued, 1 when dropped as a
+ * duplicate of one seen within the window, -ENOSPC when the queue is full.
+ */
+int md_pipeline_submit(struct md_pipeline *p, struct md_event *ev);
+/* True when bytes [start, start+length) of device @dev were read by the
+ * pipeline itself a moment ago: block-layer errors there are our own. */
+bool md_pipeline_self_inflicted(struct md_pipeline *p, dev_t dev, uint64_t start,
+				uint64_t length);
+/* Readable (eventfd) when scan requests are waiting. */
+int md_pipeline_notify_fd(struct md_pipeline *p);
+size_t md_pipeline_take_requests(struct md_pipeline *p, struct md_scan_req *out, size_t max);
+void md_pipeline_get_stats(struct md_pipeline *p, struct md_pipeline_stats *out);
+/* Finish the event being processed, drop the rest, join the thread. */
+void md_pipeline_stop(struct md_pipeline *p);
+
+#endif

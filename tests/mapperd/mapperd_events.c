@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mapperd reacts to errors as they happen, on a dm-dust filesystem:
+ *  1. a read of a file over a bad block fails with EIO; within a second the
+ *     database holds an event finding for exactly that block: kind file,
+ *     the inode, offset 128 KiB, and all three of its names (fanotify
+ *     FAN_FS_ERROR from the patched kernel);
+ *  2. a directory block that cannot be read (ls fails) gives, within a
+ *     second, a finding of kind directory naming that directory at offset 0
+ *     (XFS's "metadata I/O error ... daddr" kernel log line);
+ *  3. two files read with EIO while mapperd is stopped (SIGSTOP): fanotify
+ *     merges them into one report with a count of 2; mapperd records the
+ *     first file from the report and finds the other with the media scan it
+ *     queues for what the report could not name;
+ *  4. SIGTERM stops the daemon cleanly (exit 0).
+ *
+ * Usage (in the guest): vm_mapperd_events MAPPERD MAPCTL DEVICE
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "mdtest.h"
+#include "vmtest.h"
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+
+struct want {
+	const char *kind;
+	uint64_t ino;
+	uint64_t physical;
+	const char *source;		/* NULL: "event" */
+};
+
+static bool match(const struct map_finding *f, void *arg)
+{
+	const struct want *w = arg;
+
+	return !strcmp(f->source, w->source ? w->source : "event") && !strcmp(f->kind, w->kind) &&
+	       f->ino == w->ino && f->has_range && f->physical == w->physical;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void check_paths(struct map_finding *f, const char *const *want, size_t n)
+{
+	CHECK(f->npaths == n, "%zu paths, expected %zu", f->npaths, n);
+	qsort(f->paths, f->npaths, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < n && i < f->npaths; i++)
+		CHECK_STR(f->paths[i], want[i]);
+}
+
+static int list_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	int err = 0;
+
+	if (!d)
+		return errno;
+	errno = 0;
+	while (readdir(d))
+		;
+	err = errno;
+	closedir(d);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct map_finding f;
+	int arg;
+
+	vt_require_vm();
+	arg = mdt_args(argc, argv);
+	REQUIRE(arg < argc, "which device?");
+	fx_setup(argv[arg], "-m rmapbt=1,reflink=1");
+	double t_tree = mdt_mono();
+	fx_build_tree();
+	printf("tree built in %.1f s\n", mdt_mono() - t_tree);
+
+	/* Ground truth from FIEMAP / GETBMAPX / lstat, before any damage. */
+	const uint64_t thesis_off = 128 * KiB;
+	uint64_t thesis_phys = fx_file_physical("docs/thesis.pdf", thesis_off);
+	uint64_t thesis_ino = fx_ino("docs/thesis.pdf");
+	uint32_t thesis_gen = fx_gen("docs/thesis.pdf");
+	uint64_t dir_phys = fx_dir_first_block("bigdir");
+	uint64_t dir_ino = fx_ino("bigdir");
+	const char *small = "tree/d05/s1/f03.dat", *archive = "big/archive.tar";
+	uint64_t small_phys = fx_file_physical(small, 0), small_ino = fx_ino(small);
+	uint64_t archive_phys = fx_file_physical(archive, 20 * MiB), archive_ino = fx_ino(archive);
+	printf("victims: docs/thesis.pdf inode %llu offset %llu at byte %llu; bigdir inode %llu "
+	       "block 0 at byte %llu\n", (unsigned long long)thesis_ino,
+	       (unsigned long long)thesis_off, (unsigned long long)thesis_phys,
+	       (unsigned long long)dir_ino, (unsigned long long)dir_phys);
+	REQUIRE(thesis_phys % 4096 == 0 && dir_phys % 4096 == 0, "victims not block aligned");
+
+	mdt_write_config(NULL);
+	pid_t pid = mdt_start(NULL);
+	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
+
+	/* 1. A file's data block goes bad; an application reads the file. */
+	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(thesis_phys / 4096));
+	vt_must("dmsetup message dust 0 enable");
+	mdt_evict(FX_MNT "/docs/thesis.pdf");
+	double t0 = mdt_mono();
+	int err = mdt_read_file(FX_MNT "/docs/thesis.pdf");
+	printf("the read failed after %.3f s\n", mdt_mono() - t0);
+	CHECK(err == EIO, "reading docs/thesis.pdf: %s, expected EIO", strerror(err));
+	struct want w = { "file", thesis_ino, thesis_phys, NULL };
+	double latency = mdt_wait_finding(match, &w, t0, 10, &f);
+	CHECK(latency >= 0, "no event finding for docs/thesis.pdf within 10 s");
+	if (latency >= 0) {
+		printf("EIO -> stored finding (file) in %.3f s\n", latency);
+		CHECK(latency < 1.0, "finding stored %.3f s after the EIO, wanted < 1 s", latency);
+		CHECK_INT(f.gen, thesis_gen);
+		CHECK(f.has_offset, "no file offset");
+		CHECK_INT(f.offset, thesis_off);
+		CHECK_INT(f.length, 4096);
+		CHECK_STR(f.fork, "data");
+		CHECK_INT(f.state, MAP_STATE_OPEN);
+		static const char *const names[] = { "docs/thesis.pdf", "public/thesis.pdf",
+						     "tree/d03/thesis-link.pdf" };
+		check_paths(&f, names, 3);
+		map_finding_clear(&f);
+	}
+	CHECK(mdt_count_events("fanotify") >= 1, "no fanotify row in the events table");
+	/* The one bad block gives one finding, however often it was read. */
+	CHECK_INT(mdt_count_findings(match, &w), 1);
+
+	/* 2. A directory block cannot be read any more.  Remount so nothing
+	 * is cached; mapperd must notice both. */
+	fx_umount();
+	CHECK(mdt_wait_watched(FX_MNT, false, 10) >= 0, "unmount not noticed");
+	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(dir_phys / 4096));
+	fx_mount();
+	CHECK(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mount not noticed");
+	t0 = mdt_mono();
+	err = list_dir(FX_MNT "/bigdir");
+	CHECK(err == EIO, "listing bigdir: %s, expected EIO", strerror(err));
+	struct want wd = { map_owner_kind_name(MAP_OWNER_DIR), dir_ino, dir_phys, NULL };
+	latency = mdt_wait_finding(match, &wd, t0, 10, &f);
+	CHECK(latency >= 0, "no event finding for directory bigdir within 10 s");
+	if (latency >= 0) {
+		printf("unreadable directory block -> stored finding (%s) in %.3f s\n", f.kind,
+		       latency);
+		CHECK(latency < 1.0, "finding stored %.3f s after the error, wanted < 1 s", latency);
+		CHECK(f.has_offset && f.offset == 0, "directory offset %llu, expected 0",
+		      (unsigned long long)f.offset);
+		CHECK_INT(f.length, 4096);
+		static const char *const names[] = { "bigdir" };
+		check_paths(&f, names, 1);
+		map_finding_clear(&f);
+	}
+	CHECK(mdt_count_events("kmsg") >= 1, "no kmsg row in the events table");
+
+	/* 3. Two errors before mapperd reads either: one merged report. */
+	REQUIRE(kill(pid, SIGSTOP) == 0, "SIGSTOP");
+	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(small_phys / 4096));
+	vt_must("dmsetup message dust 0 addbadblock %llu",
+		(unsigned long long)(archive_phys / 4096));
+	mdt_evict(FX_MNT "/tree/d05/s1/f03.dat");
+	mdt_evict(FX_MNT "/big/archive.tar");
+	t0 = mdt_mono();
+	CHECK_INT(mdt_read_file(FX_MNT "/tree/d05/s1/f03.dat"), EIO);
+	CHECK_INT(mdt_read_file(FX_MNT "/big/archive.tar"), EIO);
+	REQUIRE(kill(pid, SIGCONT) == 0, "SIGCONT");
+	struct want ws = { "file", small_ino, small_phys, NULL };
+	latency = mdt_wait_finding(match, &ws, t0, 10, &f);
+	CHECK(latency >= 0, "no event finding for %s (the merged report's inode)", small);
+	if (latency >= 0) {
+		CHECK(f.npaths == 1 && !strcmp(f.paths[0], small), "path of the first error");
+		map_finding_clear(&f);
+	}
+	struct want wa = { "file", archive_ino, archive_phys, "media" };
+	latency = mdt_wait_finding(match, &wa, t0, 240, &f);
+	CHECK(latency >= 0, "the queued media scan did not find %s", archive);
+	if (latency >= 0) {
+		printf("the other merged error found by the queued media scan after %.1f s\n",
+		       latency);
+		CHECK(f.has_offset && f.offset == 20 * MiB, "archive offset %llu",
+		      (unsigned long long)f.offset);
+		CHECK(f.npaths == 1 && !strcmp(f.paths[0], archive), "archive path");
+		map_finding_clear(&f);
+	}
+	CHECK(mdt_status_number("\"merged\":") >= 1, "no merged report counted");
+	CHECK(mdt_status_number("\"scans_requested\":") >= 1, "no scan requested");
+
+	/* mapctl reads what the daemon stored. */
+	const char *files = vt_out("%s --db %s files 2>&1", mdt_mapctl, MDT_DB);
+	printf("mapctl files:\n%s\n", files);
+	CHECK(strstr(files, "docs/thesis.pdf") != NULL, "mapctl files does not list the thesis");
+
+	long long received = mdt_status_number("\"received\":");
+	printf("reports received by mapperd: %lld\n", received);
+	CHECK_INT(mdt_stop(pid), 0);
+	mdt_show_log();
+	fx_teardown();
+	CHECK_INT(vt_kernel_log_problems(), 0);
+	return check_done();
+}

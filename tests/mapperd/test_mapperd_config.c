@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mapperd.conf: values, defaults, and errors that name FILE:LINE. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "config.h"
+#include "log.h"
+
+static char path[] = "/tmp/test_mapperd_config.XXXXXX";
+
+static int load_text(const char *text, struct md_config *c, char *err, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	REQUIRE(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+	return config_load(path, true, c, err, len);
+}
+
+int main(void)
+{
+	struct md_config c;
+	char err[512], want[600];
+	int64_t ms;
+	uint64_t bytes;
+	bool b;
+
+	int fd = mkstemp(path);
+	REQUIRE(fd >= 0, "mkstemp");
+	close(fd);
+
+	/* durations, sizes, booleans */
+	CHECK(config_parse_duration("90s", &ms) == 0 && ms == 90000, "90s");
+	CHECK(config_parse_duration("15m", &ms) == 0 && ms == 900000, "15m");
+	CHECK(config_parse_duration("7d", &ms) == 0 && ms == 7 * 86400000LL, "7d");
+	CHECK(config_parse_duration("2w", &ms) == 0 && ms == 14 * 86400000LL, "2w");
+	CHECK(config_parse_duration("500ms", &ms) == 0 && ms == 500, "500ms");
+	CHECK(config_parse_duration("30", &ms) == 0 && ms == 30000, "bare seconds");
+	CHECK(config_parse_duration("off", &ms) == 0 && ms == 0, "off");
+	CHECK(config_parse_duration("7 days", &ms) == -EINVAL, "7 days");
+	CHECK(config_parse_duration("-1s", &ms) == -EINVAL, "-1s");
+	CHECK(config_parse_duration("99999999999999999999w", &ms) == -EINVAL, "overflow");
+	CHECK(config_parse_size("100M", &bytes) == 0 && bytes == 100ULL << 20, "100M");
+	CHECK(config_parse_size("4KiB", &bytes) == 0 && bytes == 4096, "4KiB");
+	CHECK(config_parse_size("4096", &bytes) == 0 && bytes == 4096, "4096");
+	CHECK(config_parse_size("1.5G", &bytes) == -EINVAL, "1.5G");
+	CHECK(config_parse_size("12X", &bytes) == -EINVAL, "12X");
+	CHECK(config_parse_bool("yes", &b) == 0 && b, "yes");
+	CHECK(config_parse_bool("off", &b) == 0 && !b, "off");
+	CHECK(config_parse_bool("maybe", &b) == -EINVAL, "maybe");
+	char d[32];
+	CHECK_STR(config_duration_str(7 * 86400000LL, d, sizeof(d)), "1w");
+	CHECK_STR(config_duration_str(36 * 3600000LL, d, sizeof(d)), "36h");
+	CHECK_STR(config_duration_str(1500, d, sizeof(d)), "1500ms");
+	CHECK_STR(config_duration_str(0, d, sizeof(d)), "off");
+
+	/* defaults: no file is not an error unless asked for */
+	CHECK_INT(config_load("/nonexistent/mapperd.conf", false, &c, err, sizeof(err)), 0);
+	CHECK(c.all_filesystems && c.fanotify && c.kmsg && c.event_scans, "defaults");
+	CHECK_INT(c.metadata_interval, 7 * 86400000LL);
+	CHECK_INT(c.media_interval, 30 * 86400000LL);
+	CHECK_INT(c.ioprio_class, 3);
+	CHECK_STR(c.control_socket, "/run/mapper/mapperd.sock");
+	CHECK_STR(c.database, "");
+	config_free(&c);
+	CHECK_INT(config_load("/nonexistent/mapperd.conf", true, &c, err, sizeof(err)), -ENOENT);
+	CHECK(strstr(err, "/nonexistent/mapperd.conf") != NULL, "error: %s", err);
+
+	/* a full file */
+	CHECK_INT(load_text("# comment\n\n"
+			    "filesystems = /srv, \"/mnt/with space\" 0b1c2d3e-0000-4000-8000-000000000001\n"
+			    "exclude = /boot\n"
+			    "metadata_interval = 1d\n"
+			    "media_interval = off\n"
+			    "  random_delay=0\n"
+			    "ioprio = be:2\n"
+			    "rate_limit = 50M\n"
+			    "io_size = 1M\n"
+			    "database = /var/tmp/m.db\n"
+			    "control_group = root\n"
+			    "fanotify = no\n"
+			    "dedup_window = 250ms\n"
+			    "log_level = debug\n", &c, err, sizeof(err)), 0);
+	CHECK(!c.all_filesystems && c.nfilesystems == 3, "filesystems: %zu", c.nfilesystems);
+	if (c.nfilesystems == 3) {
+		CHECK_STR(c.filesystems[0], "/srv");
+		CHECK_STR(c.filesystems[1], "/mnt/with space");
+		CHECK_STR(c.filesystems[2], "0b1c2d3e-0000-4000-8000-000000000001");
+	}
+	CHECK(c.nexclude == 1 && !strcmp(c.exclude[0], "/boot"), "exclude");
+	CHECK_INT(c.metadata_interval, 86400000LL);
+	CHECK_INT(c.media_interval, 0);
+	CHECK_INT(c.random_delay, 0);
+	CHECK(c.ioprio_class == 2 && c.ioprio_level == 2, "ioprio be:2");
+	CHECK_INT(c.rate_limit, 50ULL << 20);
+	CHECK_INT(c.io_size, 1 << 20);
+	CHECK_STR(c.database, "/var/tmp/m.db");
+	CHECK(!strcmp(c.control_group, "root") && c.control_gid == 0, "control_group root");
+	CHECK(!c.fanotify && c.kmsg, "sources");
+	CHECK_INT(c.dedup_window, 250);
+	CHECK_INT(c.log_level, LOG_DEBUG);
+	config_free(&c);
+
+	/* errors name the file and line, and leave the defaults */
+	static const struct {
+		const char *text;
+		int line;
+		const char *says;
+	} bad[] = {
+		{ "metadata_interval = 1d\nbogus = 1\n", 2, "unknown key 'bogus'" },
+		{ "media_interval = monthly\n", 1, "wants a duration" },
+		{ "\n\nioprio = realtime\n", 3, "wants idle, be or be:0..7" },
+		{ "database = relative/path\n", 1, "wants an absolute path" },
+		{ "control_group = no-such-group-here\n", 1, "names no group" },
+		{ "kmsg = perhaps\n", 1, "wants yes or no" },
+		{ "just some words\n", 1, "expected 'key = value'" },
+		{ "io_size = 1K\n", 1, "wants 4K..1G" },
+		{ "filesystems = \"/unterminated\n", 1, "wants 'all' or mount points" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = load_text(bad[i].text, &c, err, sizeof(err));
+
+		snprintf(want, sizeof(want), "%s:%d: ", path, bad[i].line);
+		CHECK(rc == -EINVAL, "case %zu: rc %d", i, rc);
+		CHECK(strncmp(err, want, strlen(want)) == 0 && strstr(err, bad[i].says),
+		      "case %zu: '%s'", i, err);
+		CHECK(c.all_filesystems && c.metadata_interval == 7 * 86400000LL,
+		      "case %zu: defaults not restored", i);
+		config_free(&c);
+	}
+
+	/* what --check-config prints reads back the same */
+	CHECK_INT(load_text("filesystems = /a \"/b c\"\nmedia_interval = 36h\nrate_limit = 1G\n",
+			    &c, err, sizeof(err)), 0);
+	FILE *f = fopen(path, "w");
+	config_print(&c, f);
+	fclose(f);
+	config_free(&c);
+	CHECK_INT(config_load(path, true, &c, err, sizeof(err)), 0);
+	CHECK(c.nfilesystems == 2 && !strcmp(c.filesystems[1], "/b c"), "round trip lists");
+	CHECK_INT(c.media_interval, 36 * 3600000LL);
+	CHECK_INT(c.rate_limit, 1ULL << 30);
+	config_free(&c);
+
+	unlink(path);
+	return check_done();
+}
