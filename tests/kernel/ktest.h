@@ -53,7 +53,8 @@ const char *kt_read_str(const char *path);
 /* Set the XFS errortag @tag (e.g. "force_repair") of filesystem @fs_name. */
 void kt_errortag(const char *fs_name, const char *tag, unsigned int value);
 
-/* tracefs: clear the buffer and enable exactly these events ("sys:event"). */
+/* tracefs: clear the buffer and enable these events ("sys:event"); they stay
+ * enabled for the rest of the boot (see ktest.c for why). */
 void kt_trace_start(const char *const *events, size_t n);
 /* Stop tracing and return everything traced since kt_trace_start (malloc'd). */
 char *kt_trace_stop(void);
