@@ -149,6 +149,12 @@ static int walk_chunks(struct walk *w, const struct xfs_inumbers *chunks, uint32
 int map_bulkstat_walk(struct map_fs *fs, uint64_t start, map_bulkstat_fn fn,
 		      map_bulkstat_bad_fn bad, void *arg)
 {
+	return map_bulkstat_walk_range(fs, start, UINT64_MAX, fn, bad, arg);
+}
+
+int map_bulkstat_walk_range(struct map_fs *fs, uint64_t start, uint64_t end, map_bulkstat_fn fn,
+			    map_bulkstat_bad_fn bad, void *arg)
+{
 	const struct map_geometry *geo = &fs->info.geo;
 	struct xfs_inumbers_req *ireq;
 	struct walk w = { .fs = fs, .fn = fn, .bad = bad, .arg = arg };
@@ -182,14 +188,22 @@ int map_bulkstat_walk(struct map_fs *fs, uint64_t start, map_bulkstat_fn fn,
 			}
 			ino = map_geo_ino(geo, agno + 1, 0);
 			rc = 0;
+			if (ino >= end)
+				break;
 			continue;
 		}
-		if (ireq->hdr.ocount == 0)
+		/* Only the chunks that start before @end. */
+		uint32_t n = 0;
+		while (n < ireq->hdr.ocount && ireq->inumbers[n].xi_startino < end)
+			n++;
+		if (n == 0)
 			break;
-		rc = walk_chunks(&w, ireq->inumbers, ireq->hdr.ocount);
+		rc = walk_chunks(&w, ireq->inumbers, n);
 		if (rc)
 			goto out;
-		ino = ireq->inumbers[ireq->hdr.ocount - 1].xi_startino + CHUNK_INODES;
+		if (n < ireq->hdr.ocount)
+			break;
+		ino = ireq->inumbers[n - 1].xi_startino + CHUNK_INODES;
 	}
 out:
 	free(ireq);

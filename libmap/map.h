@@ -194,6 +194,7 @@ struct map_scrub_opts {
 	uint32_t iflags;		/* XFS_SCRUB_IFLAG_REPAIR / FORCE_REBUILD, usually 0 */
 	bool skip_inodes;		/* only AG and filesystem scopes */
 	bool no_vector;			/* one call at a time even if SCRUBV exists */
+	unsigned int threads;		/* inode scrubbing threads; 0: one per CPU */
 	/* progress: objects done and an estimate of the total */
 	void (*progress)(uint64_t done, uint64_t total, void *arg);
 	const volatile int *cancel;	/* set nonzero to stop (-MAP_ECANCELED) */
@@ -213,7 +214,9 @@ struct map_scrub_stats {
  * Scrub every applicable object: per AG headers and btrees, then every inode
  * bulkstat finds (inode core, forks, directory, xattr, symlink, parent), then
  * filesystem-wide summaries, HEALTHY last.  Damage does not stop the walk:
- * every result, good or bad, goes to @fn.
+ * every result, good or bad, goes to @fn.  Inodes are checked by several
+ * threads (whole AGs each, so in no global order); @fn and the progress
+ * callback are called by one thread at a time.
  */
 int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub_fn fn,
 		 void *arg, struct map_scrub_stats *stats);

@@ -39,6 +39,9 @@ typedef int (*map_bulkstat_fn)(struct map_fs *fs, const struct xfs_bulkstat *bs,
 typedef void (*map_bulkstat_bad_fn)(struct map_fs *fs, uint64_t ino, int error, void *arg);
 int map_bulkstat_walk(struct map_fs *fs, uint64_t start, map_bulkstat_fn fn,
 		      map_bulkstat_bad_fn bad, void *arg);
+/* The same, for inodes in [start, end) only (e.g. one AG). */
+int map_bulkstat_walk_range(struct map_fs *fs, uint64_t start, uint64_t end, map_bulkstat_fn fn,
+			    map_bulkstat_bad_fn bad, void *arg);
 
 /* Allocation mask of the inode chunk holding @ino from XFS_IOC_INUMBERS:
  * 0 with the chunk start and mask, -ENOENT if no chunk holds it, or -errno. */

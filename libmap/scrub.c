@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Metadata scrub through XFS_IOC_SCRUB_METADATA. */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "map_internal.h"
 
 /* Busy objects (EBUSY) and lock inversions the kernel gave up on (EDEADLOCK)
  * usually clear within milliseconds; back off up to about two seconds. */
 #define SCRUB_RETRIES	8
+/* Inode scrubbing runs one thread per CPU (each takes whole AGs), like
+ * xfs_scrub: the kernel's checking is CPU work, and AGs are independent. */
+#define MAX_INODE_THREADS 8
 
 int map_scrub_call(int fd, uint32_t type, uint32_t agno, uint64_t ino, uint32_t gen,
 		   uint32_t iflags, uint32_t *oflags)
@@ -112,8 +117,13 @@ struct scrubber {
 	bool vectored;
 	uint64_t done, total;
 	int rc;		/* first nonzero callback return or fatal error */
+	/* Inode workers: results, progress and rc under @lock; next_ag hands
+	 * out AGs. */
+	pthread_mutex_t lock;
+	uint32_t next_ag;
 };
 
+/* Results go to the caller one at a time, whichever thread found them. */
 static int emit(struct scrubber *s, uint32_t type, uint32_t agno, uint64_t ino, uint32_t gen,
 		uint32_t oflags, int error)
 {
@@ -121,22 +131,37 @@ static int emit(struct scrubber *s, uint32_t type, uint32_t agno, uint64_t ino, 
 		.type = type, .agno = agno, .ino = ino, .gen = gen,
 		.oflags = error ? 0 : oflags, .error = error, .absent = error == -ENOENT,
 	};
+	int rc;
 
+	pthread_mutex_lock(&s->lock);
 	s->stats->objects++;
 	if (!error && (oflags & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT)))
 		s->stats->corrupt++;
 	if (error && error != -ENOENT && error != -ECANCELED)
 		s->stats->errors++;
-	return s->fn(&r, s->arg);
+	rc = s->rc ? s->rc : s->fn(&r, s->arg);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
-static void progress(struct scrubber *s, uint64_t step)
+static void count_call(struct scrubber *s)
 {
+	pthread_mutex_lock(&s->lock);
+	s->stats->calls++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void progress(struct scrubber *s, uint64_t step, bool inode)
+{
+	pthread_mutex_lock(&s->lock);
 	s->done += step;
+	if (inode)
+		s->stats->inodes++;
 	if (s->done > s->total)
 		s->total = s->done;
 	if (s->opts->progress)
 		s->opts->progress(s->done, s->total, s->opts->arg);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /*
@@ -161,7 +186,7 @@ static int scrub_object(struct scrubber *s, const uint32_t *types, size_t n, uin
 			if (core_bad) {
 				rc = emit(s, types[i], agno, ino, gen, 0, -ECANCELED);
 			} else {
-				s->stats->calls++;
+				count_call(s);
 				int err = map_scrub_call(s->fs->fd, types[i], agno, ino, gen,
 							 iflags, &oflags);
 				rc = emit(s, types[i], agno, ino, gen, oflags, err);
@@ -197,7 +222,7 @@ static int scrub_object(struct scrubber *s, const uint32_t *types, size_t n, uin
 	head.svh_agno = agno;
 	head.svh_nr = (uint16_t)nv;
 	head.svh_vectors = (uintptr_t)vec;
-	s->stats->calls++;
+	count_call(s);
 	if (ioctl(s->fs->fd, MAP_XFS_IOC_SCRUBV_METADATA, &head) != 0) {
 		int err = -errno;
 
@@ -221,7 +246,7 @@ static int scrub_object(struct scrubber *s, const uint32_t *types, size_t n, uin
 		oflags = vec[v].sv_flags & ~iflags;
 		if (err == -EBUSY || err == -EDEADLOCK) {
 			/* Contention: try this one again on its own, with backoff. */
-			s->stats->calls++;
+			count_call(s);
 			err = map_scrub_call(s->fs->fd, types[i], agno, ino, gen, iflags, &oflags);
 		}
 		rc = emit(s, types[i], agno, ino, gen, oflags, err);
@@ -240,8 +265,7 @@ static int scrub_inode(struct map_fs *fs, const struct xfs_bulkstat *bs, void *a
 					 NELEM(types));
 	int rc = scrub_object(s, types, n, 0, bs->bs_ino, bs->bs_gen, true);
 
-	s->stats->inodes++;
-	progress(s, 1);
+	progress(s, 1, true);
 	return rc;
 }
 
@@ -254,12 +278,64 @@ static void scrub_unreadable_inode(struct map_fs *fs, uint64_t ino, int error, v
 
 	(void)fs;
 	(void)error;
-	if (s->rc)
-		return;
-	s->stats->calls++;
+	count_call(s);
 	err = map_scrub_call(s->fs->fd, XFS_SCRUB_TYPE_INODE, 0, ino, 0, s->opts->iflags, &oflags);
-	s->stats->inodes++;
-	s->rc = emit(s, XFS_SCRUB_TYPE_INODE, 0, ino, 0, oflags, err);
+	progress(s, 0, true);
+	int rc = emit(s, XFS_SCRUB_TYPE_INODE, 0, ino, 0, oflags, err);
+	if (rc) {
+		pthread_mutex_lock(&s->lock);
+		if (!s->rc)
+			s->rc = rc;
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+/* An inode worker: take the next AG, scrub its inodes, until none is left
+ * or something failed. */
+static void *inode_worker(void *arg)
+{
+	struct scrubber *s = arg;
+	const struct map_geometry *geo = &s->fs->info.geo;
+
+	for (;;) {
+		pthread_mutex_lock(&s->lock);
+		uint32_t agno = s->next_ag++;
+		bool stop = s->rc != 0 || agno >= geo->agcount;
+		pthread_mutex_unlock(&s->lock);
+		if (stop)
+			break;
+
+		uint64_t end = agno + 1 < geo->agcount ? map_geo_ino(geo, agno + 1, 0) : UINT64_MAX;
+		int rc = map_bulkstat_walk_range(s->fs, map_geo_ino(geo, agno, 0), end, scrub_inode,
+						 scrub_unreadable_inode, s);
+		if (rc) {
+			pthread_mutex_lock(&s->lock);
+			if (!s->rc)
+				s->rc = rc;
+			pthread_mutex_unlock(&s->lock);
+		}
+	}
+	return NULL;
+}
+
+static int scrub_all_inodes(struct scrubber *s)
+{
+	pthread_t tid[MAX_INODE_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int n = s->opts->threads ? s->opts->threads : (cpus > 0 ? (unsigned int)cpus : 1);
+	unsigned int started = 0;
+
+	if (n > MAX_INODE_THREADS)
+		n = MAX_INODE_THREADS;
+	if (n > s->fs->info.geo.agcount)
+		n = s->fs->info.geo.agcount;
+	/* The calling thread is one of the workers. */
+	while (started + 1 < n && pthread_create(&tid[started], NULL, inode_worker, s) == 0)
+		started++;
+	inode_worker(s);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	return s->rc;
 }
 
 int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub_fn fn,
@@ -286,18 +362,17 @@ int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub
 	s.total = (uint64_t)fs->info.geo.agcount + NELEM(fs_types) +
 		  (s.opts->skip_inodes ? 0 : counts.allocino - counts.freeino);
 
+	pthread_mutex_init(&s.lock, NULL);
 	for (uint32_t agno = 0; agno < fs->info.geo.agcount && rc == 0; agno++) {
 		rc = scrub_object(&s, ag_types, NELEM(ag_types), agno, 0, 0, false);
-		progress(&s, 1);
+		progress(&s, 1, false);
 	}
-	if (rc == 0 && !s.opts->skip_inodes) {
-		rc = map_bulkstat_walk(fs, 0, scrub_inode, scrub_unreadable_inode, &s);
-		if (rc == 0)
-			rc = s.rc;
-	}
+	if (rc == 0 && !s.opts->skip_inodes)
+		rc = scrub_all_inodes(&s);
 	for (size_t i = 0; i < NELEM(fs_types) && rc == 0; i++) {
 		rc = scrub_object(&s, &fs_types[i], 1, 0, 0, 0, false);
-		progress(&s, 1);
+		progress(&s, 1, false);
 	}
+	pthread_mutex_destroy(&s.lock);
 	return rc;
 }

