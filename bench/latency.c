@@ -14,14 +14,11 @@
  * every 20 ms, which bounds the resolution.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <linux/fiemap.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,25 +50,13 @@ static int collect(const char *path, const struct stat *st, int type, struct FTW
 /* Disk byte of @path's first block, or 0 when it is shared or unusual. */
 static uint64_t first_block(const char *path)
 {
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[1];
-	} req;
-	int fd = open(path, O_RDONLY);
-	uint64_t phys = 0;
+	uint64_t phys;
+	uint32_t flags;
 
-	if (fd < 0)
+	if (vt_file_extent(path, 0, &phys, &flags) != 0 ||
+	    (flags & (FIEMAP_EXTENT_SHARED | FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_NOT_ALIGNED |
+		      FIEMAP_EXTENT_DATA_INLINE)))
 		return 0;
-	memset(&req, 0, sizeof(req));
-	req.fm.fm_length = 4096;
-	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
-	req.fm.fm_extent_count = 1;
-	if (ioctl(fd, FS_IOC_FIEMAP, &req) == 0 && req.fm.fm_mapped_extents == 1 &&
-	    req.ext[0].fe_logical == 0 &&
-	    !(req.ext[0].fe_flags & (FIEMAP_EXTENT_SHARED | FIEMAP_EXTENT_UNWRITTEN |
-				     FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DATA_INLINE)))
-		phys = req.ext[0].fe_physical;
-	close(fd);
 	return phys;
 }
 

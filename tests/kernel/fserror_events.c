@@ -160,7 +160,7 @@ static void populate(void)
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		identify(files[i]);
-		files[i]->blk = kt_file_physical(files[i]->path, files[i]->offset) / BLK;
+		files[i]->blk = vt_file_physical(files[i]->path, files[i]->offset) / BLK;
 	}
 	identify(&dirio);
 	identify(&dircorrupt);

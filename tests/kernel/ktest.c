@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -136,27 +135,6 @@ void kt_reflink(const char *src, const char *dst)
 	REQUIRE(ioctl(d, FICLONE, s) == 0, "FICLONE %s -> %s: %s", src, dst, strerror(errno));
 	close(s);
 	close(d);
-}
-
-uint64_t kt_file_physical(const char *path, uint64_t offset)
-{
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent fe[1];
-	} req;
-	int fd = kt_open(path, O_RDONLY);
-
-	memset(&req, 0, sizeof(req));
-	req.fm.fm_start = offset;
-	req.fm.fm_length = 1;
-	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
-	req.fm.fm_extent_count = 1;
-	REQUIRE(ioctl(fd, FS_IOC_FIEMAP, &req) == 0, "FIEMAP %s: %s", path, strerror(errno));
-	close(fd);
-	REQUIRE(req.fm.fm_mapped_extents == 1 && req.fe[0].fe_logical <= offset &&
-			offset < req.fe[0].fe_logical + req.fe[0].fe_length,
-		"%s has no extent at byte %llu", path, (unsigned long long)offset);
-	return req.fe[0].fe_physical + (offset - req.fe[0].fe_logical);
 }
 
 uint64_t kt_fork_physical(const char *path, uint64_t offset)

@@ -37,8 +37,6 @@ const char *kt_fs_name(const char *dev);
 void kt_write_file(const char *path, size_t size, unsigned int seed, bool sync);
 /* FICLONE the whole of @src into a new file @dst. */
 void kt_reflink(const char *src, const char *dst);
-/* Physical byte address on the data device of file byte @offset (FIEMAP). */
-uint64_t kt_file_physical(const char *path, uint64_t offset);
 /* Physical byte address of the block at byte @offset of any inode's data
  * fork (XFS_IOC_GETBMAPX, works on directories). */
 uint64_t kt_fork_physical(const char *path, uint64_t offset);

@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,33 +36,6 @@
 #define PART_START 8192ULL		/* sectors: the partition starts at 4 MiB */
 #define PART_SECTORS 1000000ULL
 #define MNT "/mnt/kmsg"
-
-/* Device byte (of the device the filesystem is on) holding @offset of @path. */
-static uint64_t file_physical(const char *path, uint64_t offset)
-{
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[32];
-	} req;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	REQUIRE(fd >= 0, "%s: %s", path, strerror(errno));
-	memset(&req, 0, sizeof(req));
-	req.fm.fm_start = offset;
-	req.fm.fm_length = 1;
-	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
-	req.fm.fm_extent_count = 32;
-	REQUIRE(ioctl(fd, FS_IOC_FIEMAP, &req) == 0, "FIEMAP %s: %s", path, strerror(errno));
-	close(fd);
-	for (uint32_t i = 0; i < req.fm.fm_mapped_extents; i++) {
-		const struct fiemap_extent *e = &req.ext[i];
-
-		if (offset >= e->fe_logical && offset < e->fe_logical + e->fe_length)
-			return e->fe_physical + (offset - e->fe_logical);
-	}
-	REQUIRE(0, "no extent of %s holds offset %llu", path, (unsigned long long)offset);
-	return 0;
-}
 
 static void write_random(const char *path, size_t size)
 {
@@ -180,7 +152,7 @@ int main(int argc, char **argv)
 	vt_must("mkdir -p %s/data", MNT);
 	write_random(MNT "/data/null.bin", 1024 * KiB);
 	REQUIRE(mdt_wait_watched(MNT, true, 10) >= 0, "mapperd does not watch the null_blk fs");
-	uint64_t phys = file_physical(MNT "/data/null.bin", 256 * KiB);
+	uint64_t phys = vt_file_physical(MNT "/data/null.bin", 256 * KiB);
 	REQUIRE(phys % 4096 == 0, "unaligned");
 	snprintf(value, sizeof(value), "+%llu-%llu", (unsigned long long)(phys / 512),
 		 (unsigned long long)(phys / 512 + 7));
@@ -198,7 +170,7 @@ int main(int argc, char **argv)
 	vt_must("mkdir -p %s/part", MNT);
 	write_random(MNT "/part/scsi.bin", 1024 * KiB);
 	REQUIRE(mdt_wait_watched(MNT, true, 10) >= 0, "mapperd does not watch the scsi_debug fs");
-	phys = file_physical(MNT "/part/scsi.bin", 512 * KiB);
+	phys = vt_file_physical(MNT "/part/scsi.bin", 512 * KiB);
 	uint64_t disk_sector = PART_START + phys / 512;
 	printf("victim: part/scsi.bin offset 512 KiB = partition byte %llu = disk sector %llu\n",
 	       (unsigned long long)phys, (unsigned long long)disk_sector);

@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,27 +186,10 @@ void fx_build_tree(void)
 
 uint64_t fx_file_physical(const char *rel, uint64_t offset)
 {
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[64];
-	} req;
-	int fd = open_rel(rel, O_RDONLY);
+	char path[4096];
 
-	memset(&req, 0, sizeof(req));
-	req.fm.fm_start = offset;
-	req.fm.fm_length = 1;
-	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
-	req.fm.fm_extent_count = 64;
-	REQUIRE(ioctl(fd, FS_IOC_FIEMAP, &req) == 0, "FIEMAP %s: %s", rel, strerror(errno));
-	close(fd);
-	for (uint32_t i = 0; i < req.fm.fm_mapped_extents; i++) {
-		const struct fiemap_extent *e = &req.ext[i];
-
-		if (offset >= e->fe_logical && offset < e->fe_logical + e->fe_length)
-			return e->fe_physical + (offset - e->fe_logical);
-	}
-	REQUIRE(0, "no extent of %s holds offset %llu", rel, (unsigned long long)offset);
-	return 0;
+	snprintf(path, sizeof(path), "%s/%s", FX_MNT, rel);
+	return vt_file_physical(path, offset);
 }
 
 uint64_t fx_dir_first_block(const char *rel)

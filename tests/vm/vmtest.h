@@ -4,6 +4,7 @@
 #define MAPPER_VMTEST_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Stop with a failure unless we run inside a vm/run guest as root. */
 void vt_require_vm(void);
@@ -16,6 +17,12 @@ const char *vt_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Number of kernel log lines with BUG, WARNING, lockdep, KASAN or UBSAN
  * reports since boot; each one is printed. */
 int vt_kernel_log_problems(void);
+/* Ground truth from FIEMAP (file data synced first): the device byte that
+ * holds byte @offset of @path, and the extent's FIEMAP_EXTENT_* flags (may be
+ * NULL).  0, -ENOENT when no extent holds @offset (a hole), or -errno. */
+int vt_file_extent(const char *path, uint64_t offset, uint64_t *physical, uint32_t *flags);
+/* The same device byte; anything but an answer stops the test. */
+uint64_t vt_file_physical(const char *path, uint64_t offset);
 /* mkfs.xfs -f with the given options on dev and mount it at mnt (created). */
 void vt_mkfs_mount(const char *dev, const char *mkfs_opts, const char *mnt);
 
