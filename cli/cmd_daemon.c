@@ -183,13 +183,13 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		fwrite(r.text, 1, r.len, stdout);
 		const char *msg = r.last[2] == ':' ? r.last + 4 : NULL;
 		if (msg && ctl->json) {
-			struct json j;
+			struct map_json j;
 
 			json_start(&j, stdout);
-			json_obj_open(&j, NULL);
-			json_bool(&j, "ok", true);
-			json_str(&j, "message", msg);
-			json_obj_close(&j);
+			map_json_obj(&j, NULL);
+			map_json_bool(&j, "ok", true);
+			map_json_str(&j, "message", msg);
+			map_json_end_obj(&j);
 			json_end(&j);
 		} else if (msg) {
 			printf("%s\n", msg);

@@ -9,7 +9,7 @@
 struct files {
 	struct ctl *ctl;
 	struct map_store *st;
-	struct json *j;
+	struct map_json *j;
 	const char *mountpoint;	/* of the filesystem being listed */
 	int64_t fs_id;
 	bool all;
@@ -96,7 +96,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	};
 	struct files fl = { .ctl = ctl };
 	struct map_store_fs one;
-	struct json j;
+	struct map_json j;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "0", longopts, NULL)) != -1) {
@@ -120,14 +120,14 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	fl.j = &j;
 	if (ctl->json) {
 		json_start(&j, stdout);
-		json_arr_open(&j, NULL);
+		map_json_arr(&j, NULL);
 	} else if (!ctl->zero) {
 		printf("%-9s %-13s %12s %9s %10s  %s\n", "STATE", "KIND", "OFFSET", "LENGTH", "INODE",
 		       "PATH");
 	}
 	rc = fl.fs_id ? list_fs(&one, &fl) : map_store_fs_each(fl.st, list_fs, &fl);
 	if (ctl->json) {
-		json_arr_close(&j);
+		map_json_end_arr(&j);
 		json_end(&j);
 	} else if (!ctl->zero && fl.shown == 0) {
 		printf("(no %sdamaged files)\n", fl.all ? "" : "open ");

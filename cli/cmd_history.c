@@ -7,7 +7,7 @@
 
 struct listing {
 	struct ctl *ctl;
-	struct json *j;
+	struct map_json *j;
 	int n;
 };
 
@@ -18,18 +18,18 @@ static int show_action(const struct map_action *a, void *arg)
 
 	l->n++;
 	if (l->ctl->json) {
-		json_obj_open(l->j, NULL);
-		json_int(l->j, "id", a->id);
-		json_int(l->j, "at", a->at);
-		json_str(l->j, "action", a->action);
+		map_json_obj(l->j, NULL);
+		map_json_int(l->j, "id", a->id);
+		map_json_int(l->j, "at", a->at);
+		map_json_str(l->j, "action", a->action);
 		if (a->finding_id)
-			json_int(l->j, "finding", a->finding_id);
+			map_json_int(l->j, "finding", a->finding_id);
 		else
-			json_null(l->j, "finding");
-		json_str(l->j, "user", a->user);
-		json_str(l->j, "outcome", a->outcome);
-		json_str(l->j, "detail", a->detail);
-		json_obj_close(l->j);
+			map_json_null(l->j, "finding");
+		map_json_str(l->j, "user", a->user);
+		map_json_str(l->j, "outcome", a->outcome);
+		map_json_str(l->j, "detail", a->detail);
+		map_json_end_obj(l->j);
 		return 0;
 	}
 	printf("%s  %-8s", human_time(a->at, t, sizeof(t)), a->action);
@@ -48,15 +48,15 @@ static int show_event(const struct map_event *e, void *arg)
 
 	l->n++;
 	if (l->ctl->json) {
-		json_obj_open(l->j, NULL);
-		json_int(l->j, "id", e->id);
-		json_int(l->j, "at", e->at);
-		json_str(l->j, "source", e->source);
-		json_uint(l->j, "inode", e->ino);
-		json_uint(l->j, "generation", e->gen);
-		json_int(l->j, "error", e->error);
-		json_str(l->j, "detail", e->detail);
-		json_obj_close(l->j);
+		map_json_obj(l->j, NULL);
+		map_json_int(l->j, "id", e->id);
+		map_json_int(l->j, "at", e->at);
+		map_json_str(l->j, "source", e->source);
+		map_json_uint(l->j, "inode", e->ino);
+		map_json_uint(l->j, "generation", e->gen);
+		map_json_int(l->j, "error", e->error);
+		map_json_str(l->j, "detail", e->detail);
+		map_json_end_obj(l->j);
 		return 0;
 	}
 	printf("%s  %-9s", human_time(e->at, t, sizeof(t)), e->source);
@@ -76,7 +76,7 @@ static int list(struct ctl *ctl, int argc, char **argv, bool events)
 	};
 	struct map_store *st;
 	struct map_store_fs fs;
-	struct json j;
+	struct map_json j;
 	int64_t fs_id = 0;
 	int c, rc;
 
@@ -96,12 +96,12 @@ static int list(struct ctl *ctl, int argc, char **argv, bool events)
 	struct listing l = { .ctl = ctl, .j = &j };
 	if (ctl->json) {
 		json_start(&j, stdout);
-		json_arr_open(&j, NULL);
+		map_json_arr(&j, NULL);
 	}
 	rc = events ? map_store_events(st, fs_id, show_event, &l) :
 		      map_store_actions(st, fs_id, show_action, &l);
 	if (ctl->json) {
-		json_arr_close(&j);
+		map_json_end_arr(&j);
 		json_end(&j);
 	} else if (l.n == 0) {
 		printf(events ? "(no events recorded)\n" : "(nothing recorded yet)\n");

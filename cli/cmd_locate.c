@@ -76,10 +76,10 @@ static int run(struct ctl *ctl, int argc, char **argv)
 
 	int files = 0;
 	if (ctl->json) {
-		struct json j;
+		struct map_json j;
 
 		json_start(&j, stdout);
-		json_arr_open(&j, NULL);
+		map_json_arr(&j, NULL);
 		for (size_t i = 0; i < owners.n; i++) {
 			struct map_finding f;
 
@@ -88,7 +88,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			json_finding(&j, &f, info->mountpoint);
 			map_finding_clear(&f);
 		}
-		json_arr_close(&j);
+		map_json_end_arr(&j);
 		json_end(&j);
 	} else {
 		printf("%s: device bytes %lld..%lld (sector %lld)\n", info->mountpoint, byte,

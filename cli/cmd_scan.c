@@ -101,7 +101,7 @@ static void on_found(const struct map_finding *f, bool is_new, void *arg)
 static const char *ioprio_names[] = { "", "rt", "be", "idle" };
 
 static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opts,
-		    struct map_store *st, struct json *j, int *worst)
+		    struct map_store *st, struct map_json *j, int *worst)
 {
 	struct map_fs *fs;
 	struct map_scan_result res;
@@ -134,25 +134,25 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 	const char *state = rc == 0 ? "complete" :
 			    (rc == -MAP_ECANCELED || rc == -MAP_EUNMOUNTED) ? "interrupted" : "failed";
 	if (ctl->json) {
-		json_obj_open(j, NULL);
-		json_str(j, "mountpoint", info->mountpoint);
-		json_str(j, "uuid", info->uuid);
-		json_int(j, "scan", res.scan_id);
-		json_str(j, "state", state);
+		map_json_obj(j, NULL);
+		map_json_str(j, "mountpoint", info->mountpoint);
+		map_json_str(j, "uuid", info->uuid);
+		map_json_int(j, "scan", res.scan_id);
+		map_json_str(j, "state", state);
 		if (rc)
-			json_str(j, "error", map_strerror(rc));
-		json_bool(j, "resumed", res.resumed);
-		json_uint(j, "resumed_at", res.resumed_at);
-		json_uint(j, "objects_scrubbed", res.scrub.objects);
-		json_uint(j, "bytes_verified", res.verify.bytes_verified);
-		json_uint(j, "bytes_to_verify", res.verify.bytes_total);
-		json_double(j, "verify_seconds", res.verify.seconds);
-		json_uint(j, "bad_ranges", res.verify.bad_ranges);
-		json_int(j, "new_findings", res.new_findings);
-		json_int(j, "seen_findings", res.seen_findings);
-		json_int(j, "resolved_findings", res.resolved);
-		json_int(j, "open_findings", res.open);
-		json_obj_close(j);
+			map_json_str(j, "error", map_strerror(rc));
+		map_json_bool(j, "resumed", res.resumed);
+		map_json_uint(j, "resumed_at", res.resumed_at);
+		map_json_uint(j, "objects_scrubbed", res.scrub.objects);
+		map_json_uint(j, "bytes_verified", res.verify.bytes_verified);
+		map_json_uint(j, "bytes_to_verify", res.verify.bytes_total);
+		map_json_double(j, "verify_seconds", res.verify.seconds);
+		map_json_uint(j, "bad_ranges", res.verify.bad_ranges);
+		map_json_int(j, "new_findings", res.new_findings);
+		map_json_int(j, "seen_findings", res.seen_findings);
+		map_json_int(j, "resolved_findings", res.resolved);
+		map_json_int(j, "open_findings", res.open);
+		map_json_end_obj(j);
 	} else {
 		printf("%s: scan %lld %s%s", info->mountpoint, (long long)res.scan_id, state,
 		       res.resumed ? " (resumed)" : "");
@@ -204,7 +204,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		.user = user_name(),
 	};
 	struct map_store *st;
-	struct json j;
+	struct map_json j;
 	int c, rc, worst = EXIT_CLEAN;
 	long long v;
 
@@ -256,7 +256,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 
 	if (ctl->json) {
 		json_start(&j, stdout);
-		json_arr_open(&j, NULL);
+		map_json_arr(&j, NULL);
 	}
 	if (!ctl->json && opts.rate) {
 		char r[32];
@@ -268,7 +268,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		if (scan_one(ctl, argv[i], &opts, st, &j, &worst))
 			break;
 	if (ctl->json) {
-		json_arr_close(&j);
+		map_json_end_arr(&j);
 		json_end(&j);
 	}
 	map_store_close(st);

@@ -14,7 +14,7 @@ struct kind_count {
 struct status {
 	struct ctl *ctl;
 	struct map_store *st;
-	struct json *j;
+	struct map_json *j;
 	int worst;
 	struct kind_count kinds[32];
 	int nkinds;
@@ -62,40 +62,40 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 		s->worst = EXIT_DAMAGE;
 
 	if (s->ctl->json) {
-		struct json *j = s->j;
+		struct map_json *j = s->j;
 
-		json_obj_open(j, NULL);
-		json_str(j, "uuid", fs->uuid);
-		json_str(j, "label", fs->label);
-		json_str(j, "mountpoint", fs->mountpoint);
-		json_str(j, "device", fs->device);
-		json_str(j, "model", fs->model);
-		json_str(j, "serial", fs->serial);
-		json_bool(j, "rmapbt", fs->rmapbt);
-		json_str(j, "state", state);
-		json_obj_open(j, "findings");
+		map_json_obj(j, NULL);
+		map_json_str(j, "uuid", fs->uuid);
+		map_json_str(j, "label", fs->label);
+		map_json_str(j, "mountpoint", fs->mountpoint);
+		map_json_str(j, "device", fs->device);
+		map_json_str(j, "model", fs->model);
+		map_json_str(j, "serial", fs->serial);
+		map_json_bool(j, "rmapbt", fs->rmapbt);
+		map_json_str(j, "state", state);
+		map_json_obj(j, "findings");
 		for (int i = 0; i < MAP_STATE_NR; i++)
-			json_int(j, map_state_name((enum map_finding_state)i), counts[i]);
-		json_obj_close(j);
-		json_obj_open(j, "open_by_kind");
+			map_json_int(j, map_state_name((enum map_finding_state)i), counts[i]);
+		map_json_end_obj(j);
+		map_json_obj(j, "open_by_kind");
 		for (int i = 0; i < s->nkinds; i++)
-			json_int(j, s->kinds[i].kind, s->kinds[i].n);
-		json_obj_close(j);
+			map_json_int(j, s->kinds[i].kind, s->kinds[i].n);
+		map_json_end_obj(j);
 		if (have_scan) {
-			json_obj_open(j, "last_scan");
-			json_int(j, "id", last.id);
-			json_str(j, "state", last.state);
-			json_str(j, "phase", last.phase);
-			json_int(j, "started", last.started);
-			json_int(j, "finished", last.finished);
-			json_double(j, "seconds", last.seconds);
-			json_uint(j, "bytes_verified", last.media_done);
-			json_uint(j, "bytes_total", last.media_total);
-			json_obj_close(j);
+			map_json_obj(j, "last_scan");
+			map_json_int(j, "id", last.id);
+			map_json_str(j, "state", last.state);
+			map_json_str(j, "phase", last.phase);
+			map_json_int(j, "started", last.started);
+			map_json_int(j, "finished", last.finished);
+			map_json_double(j, "seconds", last.seconds);
+			map_json_uint(j, "bytes_verified", last.media_done);
+			map_json_uint(j, "bytes_total", last.media_total);
+			map_json_end_obj(j);
 		} else {
-			json_null(j, "last_scan");
+			map_json_null(j, "last_scan");
 		}
-		json_obj_close(j);
+		map_json_end_obj(j);
 		return 0;
 	}
 
@@ -160,7 +160,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	};
 	struct map_store *st;
 	struct map_store_fs one;
-	struct json j;
+	struct map_json j;
 	int64_t fs_id = 0;
 	int c, rc;
 
@@ -180,11 +180,11 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	struct status s = { .ctl = ctl, .st = st, .j = &j, .worst = EXIT_CLEAN };
 	if (ctl->json) {
 		json_start(&j, stdout);
-		json_arr_open(&j, NULL);
+		map_json_arr(&j, NULL);
 	}
 	rc = fs_id ? show_fs(&one, &s) : map_store_fs_each(st, show_fs, &s);
 	if (ctl->json) {
-		json_arr_close(&j);
+		map_json_end_arr(&j);
 		json_end(&j);
 	}
 	map_store_close(st);

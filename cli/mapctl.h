@@ -75,25 +75,11 @@ void print_path_text(FILE *out, const char *mountpoint, const char *rel);
 char *join_path(const char *mountpoint, const char *rel);
 
 /* ---- JSON output ---- */
-struct json {
-	FILE *out;
-	int depth;
-	bool first[32];
-};
-void json_start(struct json *j, FILE *out);
-void json_obj_open(struct json *j, const char *key);	/* key NULL inside arrays */
-void json_obj_close(struct json *j);
-void json_arr_open(struct json *j, const char *key);
-void json_arr_close(struct json *j);
-void json_str(struct json *j, const char *key, const char *value);
-void json_int(struct json *j, const char *key, long long value);
-void json_uint(struct json *j, const char *key, unsigned long long value);
-void json_bool(struct json *j, const char *key, bool value);
-void json_double(struct json *j, const char *key, double value);
-void json_null(struct json *j, const char *key);
-void json_end(struct json *j);		/* newline */
+/* JSON output on @out through libmap's writer (map_json_*). */
+void json_start(struct map_json *j, FILE *out);
+void json_end(struct map_json *j);		/* newline, flush */
 
 /* A finding as a JSON object (key NULL inside arrays). */
-void json_finding(struct json *j, const struct map_finding *f, const char *mountpoint);
+void json_finding(struct map_json *j, const struct map_finding *f, const char *mountpoint);
 
 #endif

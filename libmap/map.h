@@ -615,6 +615,28 @@ char *map_escape_text(const char *s);
  * controls become \u00NN.  Lossless.  Caller frees. */
 char *map_escape_json(const char *s);
 
+/* JSON on one line, written as it goes through @sink (fwrite to a FILE, an
+ * append to a buffer).  Objects and arrays nest; keys are NULL inside
+ * arrays; strings are escaped with map_escape_json. */
+typedef void (*map_json_sink)(void *ctx, const char *text, size_t len);
+struct map_json {
+	map_json_sink sink;
+	void *ctx;
+	int depth;
+	bool first[32];
+};
+void map_json_start(struct map_json *j, map_json_sink sink, void *ctx);
+void map_json_obj(struct map_json *j, const char *key);
+void map_json_arr(struct map_json *j, const char *key);
+void map_json_end_obj(struct map_json *j);
+void map_json_end_arr(struct map_json *j);
+void map_json_str(struct map_json *j, const char *key, const char *value);
+void map_json_int(struct map_json *j, const char *key, int64_t value);
+void map_json_uint(struct map_json *j, const char *key, uint64_t value);
+void map_json_double(struct map_json *j, const char *key, double value);
+void map_json_bool(struct map_json *j, const char *key, bool value);
+void map_json_null(struct map_json *j, const char *key);
+
 #ifdef __cplusplus
 }
 #endif

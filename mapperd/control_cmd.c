@@ -61,21 +61,21 @@ static const char *scan_kind(bool metadata, bool media)
 	return metadata && media ? "full" : metadata ? "metadata" : "media";
 }
 
-static void scan_json(struct md_json *j, const struct md_scan_state *s)
+static void scan_json(struct map_json *j, const struct md_scan_state *s)
 {
-	md_json_obj(j, "scan");
-	md_json_bool(j, "running", s->running);
-	md_json_bool(j, "queued", s->queued);
-	md_json_str(j, "kind", s->running || s->queued ? scan_kind(s->metadata, s->media) : "");
-	md_json_str(j, "phase", s->phase);
-	md_json_uint(j, "done", s->done);
-	md_json_uint(j, "total", s->total);
-	md_json_uint(j, "bad_ranges", s->bad_ranges);
-	md_json_double(j, "elapsed", s->elapsed);
-	md_json_str(j, "user", s->user);
-	md_json_str(j, "reason", s->reason);
-	md_json_int(j, "queued_at", s->queued_at / 1000);
-	md_json_end_obj(j);
+	map_json_obj(j, "scan");
+	map_json_bool(j, "running", s->running);
+	map_json_bool(j, "queued", s->queued);
+	map_json_str(j, "kind", s->running || s->queued ? scan_kind(s->metadata, s->media) : "");
+	map_json_str(j, "phase", s->phase);
+	map_json_uint(j, "done", s->done);
+	map_json_uint(j, "total", s->total);
+	map_json_uint(j, "bad_ranges", s->bad_ranges);
+	map_json_double(j, "elapsed", s->elapsed);
+	map_json_str(j, "user", s->user);
+	map_json_str(j, "reason", s->reason);
+	map_json_int(j, "queued_at", s->queued_at / 1000);
+	map_json_end_obj(j);
 }
 
 static void scan_text(struct md_buf *out, const struct md_scan_state *s)
@@ -111,50 +111,50 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 		nfan += fs->fan.fd >= 0;
 	}
 	if (json) {
-		struct md_json j;
+		struct map_json j;
 
 		md_json_start(&j, out);
-		md_json_obj(&j, NULL);
-		md_json_str(&j, "version", MAPPER_VERSION);
-		md_json_int(&j, "pid", getpid());
-		md_json_int(&j, "uptime", (md_now_ms() - d->started) / 1000);
-		md_json_str(&j, "database", d->db_path);
-		md_json_str(&j, "config", d->cfg.path);
-		md_json_bool(&j, "kmsg", d->kmsg != NULL);
-		md_json_obj(&j, "events");
-		md_json_uint(&j, "received", ps.received);
-		md_json_uint(&j, "merged", ps.merged);
-		md_json_uint(&j, "duplicates", ps.duplicates);
-		md_json_uint(&j, "dropped", ps.dropped);
-		md_json_uint(&j, "processed", ps.processed);
-		md_json_uint(&j, "failed", ps.failed);
-		md_json_uint(&j, "queued", ps.queued);
-		md_json_uint(&j, "findings", ps.findings);
-		md_json_uint(&j, "new_findings", ps.new_findings);
-		md_json_uint(&j, "scans_requested", ps.scans_requested);
-		md_json_double(&j, "last_latency", ps.last_latency);
-		md_json_double(&j, "max_latency", ps.max_latency);
-		md_json_end_obj(&j);
-		md_json_arr(&j, "filesystems");
+		map_json_obj(&j, NULL);
+		map_json_str(&j, "version", MAPPER_VERSION);
+		map_json_int(&j, "pid", getpid());
+		map_json_int(&j, "uptime", (md_now_ms() - d->started) / 1000);
+		map_json_str(&j, "database", d->db_path);
+		map_json_str(&j, "config", d->cfg.path);
+		map_json_bool(&j, "kmsg", d->kmsg != NULL);
+		map_json_obj(&j, "events");
+		map_json_uint(&j, "received", ps.received);
+		map_json_uint(&j, "merged", ps.merged);
+		map_json_uint(&j, "duplicates", ps.duplicates);
+		map_json_uint(&j, "dropped", ps.dropped);
+		map_json_uint(&j, "processed", ps.processed);
+		map_json_uint(&j, "failed", ps.failed);
+		map_json_uint(&j, "queued", ps.queued);
+		map_json_uint(&j, "findings", ps.findings);
+		map_json_uint(&j, "new_findings", ps.new_findings);
+		map_json_uint(&j, "scans_requested", ps.scans_requested);
+		map_json_double(&j, "last_latency", ps.last_latency);
+		map_json_double(&j, "max_latency", ps.max_latency);
+		map_json_end_obj(&j);
+		map_json_arr(&j, "filesystems");
 		for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
 			struct md_scan_state s;
 
 			md_sched_state(d, fs, &s);
-			md_json_obj(&j, NULL);
-			md_json_str(&j, "uuid", fs->uuid);
-			md_json_str(&j, "mountpoint", fs->mountpoint);
-			md_json_str(&j, "device", fs->device);
-			md_json_str(&j, "devname", fs->bdev.name);
-			md_json_bool(&j, "fanotify", fs->fan.fd >= 0);
-			md_json_bool(&j, "shut_down", fs->shut_down);
-			md_json_int(&j, "open_findings", open_findings(d, fs));
-			md_json_int(&j, "next_metadata", fs->next_metadata / 1000);
-			md_json_int(&j, "next_media", fs->next_media / 1000);
+			map_json_obj(&j, NULL);
+			map_json_str(&j, "uuid", fs->uuid);
+			map_json_str(&j, "mountpoint", fs->mountpoint);
+			map_json_str(&j, "device", fs->device);
+			map_json_str(&j, "devname", fs->bdev.name);
+			map_json_bool(&j, "fanotify", fs->fan.fd >= 0);
+			map_json_bool(&j, "shut_down", fs->shut_down);
+			map_json_int(&j, "open_findings", open_findings(d, fs));
+			map_json_int(&j, "next_metadata", fs->next_metadata / 1000);
+			map_json_int(&j, "next_media", fs->next_media / 1000);
 			scan_json(&j, &s);
-			md_json_end_obj(&j);
+			map_json_end_obj(&j);
 		}
-		md_json_end_arr(&j);
-		md_json_end_obj(&j);
+		map_json_end_arr(&j);
+		map_json_end_obj(&j);
 		md_buf_printf(out, "\nok\n");
 		return;
 	}
@@ -188,12 +188,12 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 
 static void do_progress(struct md_daemon *d, bool json, struct md_buf *out)
 {
-	struct md_json j;
+	struct map_json j;
 	int n = 0;
 
 	if (json) {
 		md_json_start(&j, out);
-		md_json_arr(&j, NULL);
+		map_json_arr(&j, NULL);
 	}
 	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
 		struct md_scan_state s;
@@ -203,11 +203,11 @@ static void do_progress(struct md_daemon *d, bool json, struct md_buf *out)
 			continue;
 		n++;
 		if (json) {
-			md_json_obj(&j, NULL);
-			md_json_str(&j, "uuid", fs->uuid);
-			md_json_str(&j, "mountpoint", fs->mountpoint);
+			map_json_obj(&j, NULL);
+			map_json_str(&j, "uuid", fs->uuid);
+			map_json_str(&j, "mountpoint", fs->mountpoint);
 			scan_json(&j, &s);
-			md_json_end_obj(&j);
+			map_json_end_obj(&j);
 		} else {
 			char *mnt = map_escape_text(fs->mountpoint);
 
@@ -217,7 +217,7 @@ static void do_progress(struct md_daemon *d, bool json, struct md_buf *out)
 		}
 	}
 	if (json) {
-		md_json_end_arr(&j);
+		map_json_end_arr(&j);
 		md_buf_printf(out, "\n");
 	} else if (n == 0) {
 		md_buf_printf(out, "no scan is running or queued\n");

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Growing text buffers and one-line JSON for the control socket's replies. */
-#include <inttypes.h>
+/* Growing text buffers, and libmap's JSON writer into one (control replies). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,84 +48,12 @@ void md_buf_free(struct md_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-void md_json_start(struct md_json *j, struct md_buf *b)
+static void to_buf(void *ctx, const char *text, size_t len)
 {
-	memset(j, 0, sizeof(*j));
-	j->b = b;
-	j->first[0] = true;
+	md_buf_printf(ctx, "%.*s", (int)len, text);
 }
 
-static void key(struct md_json *j, const char *k)
+void md_json_start(struct map_json *j, struct md_buf *b)
 {
-	if (!j->first[j->depth])
-		md_buf_printf(j->b, ",");
-	j->first[j->depth] = false;
-	if (k)
-		md_buf_printf(j->b, "\"%s\":", k);
-}
-
-static void open_(struct md_json *j, const char *k, char c)
-{
-	key(j, k);
-	md_buf_printf(j->b, "%c", c);
-	if (j->depth < 15)
-		j->depth++;
-	j->first[j->depth] = true;
-}
-
-void md_json_obj(struct md_json *j, const char *k)
-{
-	open_(j, k, '{');
-}
-
-void md_json_arr(struct md_json *j, const char *k)
-{
-	open_(j, k, '[');
-}
-
-void md_json_end_obj(struct md_json *j)
-{
-	md_buf_printf(j->b, "}");
-	if (j->depth > 0)
-		j->depth--;
-}
-
-void md_json_end_arr(struct md_json *j)
-{
-	md_buf_printf(j->b, "]");
-	if (j->depth > 0)
-		j->depth--;
-}
-
-void md_json_str(struct md_json *j, const char *k, const char *v)
-{
-	char *e = map_escape_json(v ? v : "");
-
-	key(j, k);
-	md_buf_printf(j->b, "\"%s\"", e ? e : "");
-	free(e);
-}
-
-void md_json_int(struct md_json *j, const char *k, int64_t v)
-{
-	key(j, k);
-	md_buf_printf(j->b, "%" PRId64, v);
-}
-
-void md_json_uint(struct md_json *j, const char *k, uint64_t v)
-{
-	key(j, k);
-	md_buf_printf(j->b, "%" PRIu64, v);
-}
-
-void md_json_bool(struct md_json *j, const char *k, bool v)
-{
-	key(j, k);
-	md_buf_printf(j->b, "%s", v ? "true" : "false");
-}
-
-void md_json_double(struct md_json *j, const char *k, double v)
-{
-	key(j, k);
-	md_buf_printf(j->b, "%.3f", v);
+	map_json_start(j, to_buf, b);
 }
