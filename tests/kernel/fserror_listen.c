@@ -9,15 +9,8 @@
 #include <sys/fanotify.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "fserror_listen.h"
-
-#define FAIL(...)                                                    \
-	do {                                                         \
-		fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__);                        \
-		fputs("\nstopping this test\n", stderr);             \
-		exit(1);                                             \
-	} while (0)
 
 /* Unread error events of one filesystem merge into one; give reports that
  * are still on their way this long to join the first. */
@@ -29,9 +22,9 @@ int kt_fserror_listen(const char *mnt)
 			       O_RDONLY);
 
 	if (fd < 0)
-		FAIL("fanotify_init: %s", strerror(errno));
+		REQUIRE(false, "fanotify_init: %s", strerror(errno));
 	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR, AT_FDCWD, mnt))
-		FAIL("fanotify_mark FAN_FS_ERROR on %s: %s", mnt, strerror(errno));
+		REQUIRE(false, "fanotify_mark FAN_FS_ERROR on %s: %s", mnt, strerror(errno));
 	return fd;
 }
 
@@ -65,7 +58,7 @@ static void parse_event(const struct fanotify_event_metadata *md, struct kt_fser
 		const struct fanotify_event_info_header *hdr = (const void *)p;
 
 		if (hdr->len < sizeof(*hdr) || p + hdr->len > end)
-			FAIL("bad info record length %u", hdr->len);
+			REQUIRE(false, "bad info record length %u", hdr->len);
 		if (hdr->info_type == FAN_EVENT_INFO_TYPE_ERROR) {
 			const struct fanotify_event_info_error *err = (const void *)p;
 
@@ -81,18 +74,18 @@ static void parse_event(const struct fanotify_event_metadata *md, struct kt_fser
 			ev->handle_bytes = fh->handle_bytes;
 			if (fh->handle_bytes > sizeof(ev->handle) ||
 			    fid->handle + sizeof(*fh) + fh->handle_bytes > (const unsigned char *)p + hdr->len)
-				FAIL("bad file handle of %u bytes", fh->handle_bytes);
+				REQUIRE(false, "bad file handle of %u bytes", fh->handle_bytes);
 			memcpy(ev->handle, fh->f_handle, fh->handle_bytes);
 			decode_handle(ev);
 		} else {
-			FAIL("unexpected info record type %u", hdr->info_type);
+			REQUIRE(false, "unexpected info record type %u", hdr->info_type);
 		}
 		p += hdr->len;
 	}
 	if (!have_error)
-		FAIL("FAN_FS_ERROR event without an error record");
+		REQUIRE(false, "FAN_FS_ERROR event without an error record");
 	if (ev->handle_type < 0)
-		FAIL("FAN_FS_ERROR event without a FID record");
+		REQUIRE(false, "FAN_FS_ERROR event without a FID record");
 }
 
 int kt_fserror_read(int fd, int timeout_ms, struct kt_fserror *ev, int max)
@@ -103,7 +96,7 @@ int kt_fserror_read(int fd, int timeout_ms, struct kt_fserror *ev, int max)
 
 	int rc = poll(&pfd, 1, timeout_ms);
 	if (rc < 0)
-		FAIL("poll: %s", strerror(errno));
+		REQUIRE(false, "poll: %s", strerror(errno));
 	if (rc == 0)
 		return 0;
 	usleep(SETTLE_US);
@@ -114,16 +107,16 @@ int kt_fserror_read(int fd, int timeout_ms, struct kt_fserror *ev, int max)
 		if (len < 0 && errno == EAGAIN)
 			break;
 		if (len <= 0)
-			FAIL("read fanotify: %s", len < 0 ? strerror(errno) : "end of file");
+			REQUIRE(false, "read fanotify: %s", len < 0 ? strerror(errno) : "end of file");
 		const struct fanotify_event_metadata *md = (const void *)buf;
 		for (; FAN_EVENT_OK(md, len); md = FAN_EVENT_NEXT(md, len)) {
 			if (md->vers != FANOTIFY_METADATA_VERSION)
-				FAIL("fanotify metadata version %u", md->vers);
+				REQUIRE(false, "fanotify metadata version %u", md->vers);
 			if (md->mask != FAN_FS_ERROR)
-				FAIL("unexpected fanotify event mask 0x%llx",
+				REQUIRE(false, "unexpected fanotify event mask 0x%llx",
 				     (unsigned long long)md->mask);
 			if (md->fd != FAN_NOFD)
-				FAIL("FAN_FS_ERROR event with an fd");
+				REQUIRE(false, "FAN_FS_ERROR event with an fd");
 			if (n < max)
 				parse_event(md, &ev[n]);
 			n++;

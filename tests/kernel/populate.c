@@ -12,16 +12,9 @@
 #include <unistd.h>
 #include <xfs/xfs.h>
 
+#include "check.h"
 #include "ktest.h"
 #include "populate.h"
-
-#define FAIL(...)                                                    \
-	do {                                                         \
-		fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__);                        \
-		fputs("\nstopping this test\n", stderr);             \
-		exit(1);                                             \
-	} while (0)
 
 #define AG_DIRS 4
 
@@ -54,13 +47,13 @@ static void path_of(char *buf, size_t len, const char *mnt, const char *fmt, ...
 static void set_xattr(const char *path, const char *name, const void *value, size_t len)
 {
 	if (setxattr(path, name, value, len, 0))
-		FAIL("setxattr %s %s: %s", path, name, strerror(errno));
+		REQUIRE(false, "setxattr %s %s: %s", path, name, strerror(errno));
 }
 
 static void make_dir(const char *path)
 {
 	if (mkdir(path, 0755))
-		FAIL("mkdir %s: %s", path, strerror(errno));
+		REQUIRE(false, "mkdir %s: %s", path, strerror(errno));
 }
 
 /* Many one-block files, every other one deleted again, the rest cloned. */
@@ -79,7 +72,7 @@ static void fill_ag_dir(const char *mnt, int d, unsigned int n, struct kt_popula
 		path_of(path, sizeof(path), mnt, "d%d/f%u", d, i);
 		if (i % 2) {
 			if (unlink(path))
-				FAIL("unlink %s: %s", path, strerror(errno));
+				REQUIRE(false, "unlink %s: %s", path, strerror(errno));
 		} else {
 			path_of(clone, sizeof(clone), mnt, "d%d/c%u", d, i);
 			kt_reflink(path, clone);
@@ -117,9 +110,9 @@ static void make_samples(const char *mnt, struct kt_population *pop)
 	memset(buf, 0xb7, sizeof(buf));
 	for (int i = 0; i < 300; i++)
 		if (pwrite(fd, buf, sizeof(buf), (off_t)i * 8192) != sizeof(buf))
-			FAIL("pwrite: %s", strerror(errno));
+			REQUIRE(false, "pwrite: %s", strerror(errno));
 	if (fsync(fd))
-		FAIL("fsync: %s", strerror(errno));
+		REQUIRE(false, "fsync: %s", strerror(errno));
 	close(fd);
 
 	/* A clone written to after the fact keeps CoW staging blocks. */
@@ -129,7 +122,7 @@ static void make_samples(const char *mnt, struct kt_population *pop)
 	fd = kt_open(s[KT_SHARED_FILE].path, O_WRONLY);
 	memset(buf, 0xc3, sizeof(buf));
 	if (pwrite(fd, buf, sizeof(buf), 65536) != sizeof(buf) || fsync(fd))
-		FAIL("CoW write: %s", strerror(errno));
+		REQUIRE(false, "CoW write: %s", strerror(errno));
 	close(fd);
 	pop->files += 3;
 
@@ -162,13 +155,13 @@ static void make_samples(const char *mnt, struct kt_population *pop)
 	pop->files += 600;
 
 	if (symlink("samples/file", s[KT_SHORT_LINK].path))
-		FAIL("symlink: %s", strerror(errno));
+		REQUIRE(false, "symlink: %s", strerror(errno));
 	memset(target, 'x', sizeof(target) - 1);
 	target[sizeof(target) - 1] = '\0';
 	for (size_t i = 63; i < sizeof(target) - 1; i += 64)
 		target[i] = '/';
 	if (symlink(target, s[KT_LONG_LINK].path))
-		FAIL("symlink: %s", strerror(errno));
+		REQUIRE(false, "symlink: %s", strerror(errno));
 }
 
 void kt_bulkstat_one(int fd, uint64_t ino, uint32_t *gen, mode_t *mode)
@@ -182,7 +175,7 @@ void kt_bulkstat_one(int fd, uint64_t ino, uint32_t *gen, mode_t *mode)
 	r.req.hdr.ino = ino;
 	r.req.hdr.icount = 1;
 	if (ioctl(fd, XFS_IOC_BULKSTAT, &r) || r.req.hdr.ocount != 1 || r.bs[0].bs_ino != ino)
-		FAIL("bulkstat of inode %llu: %s", (unsigned long long)ino, strerror(errno));
+		REQUIRE(false, "bulkstat of inode %llu: %s", (unsigned long long)ino, strerror(errno));
 	*gen = r.bs[0].bs_gen;
 	*mode = r.bs[0].bs_mode;
 }
@@ -203,7 +196,7 @@ void kt_populate(const char *mnt, unsigned int files_per_dir, struct kt_populati
 
 		s->label = labels[i];
 		if (lstat(s->path, &st))
-			FAIL("lstat %s: %s", s->path, strerror(errno));
+			REQUIRE(false, "lstat %s: %s", s->path, strerror(errno));
 		s->ino = st.st_ino;
 		kt_bulkstat_one(fd, s->ino, &s->gen, &s->mode);
 	}
