@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* mapctl locate: owners and paths of a disk address, now, without a scan. */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,11 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		if (errno || *end || end == argv[optind])
 			return fail(ctl, 0, "'%s' is not a disk address (512-byte sectors)",
 				    argv[optind]);
-		byte = (long long)(daddr * 512);
+		uint64_t b;
+		if (__builtin_mul_overflow(daddr, 512, &b) || b > (uint64_t)LLONG_MAX)
+			return fail(ctl, 0, "disk address %s is past the end of any device",
+				    argv[optind]);
+		byte = (long long)b;
 		if (length < 0)
 			length = 512;
 	}
@@ -68,6 +73,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		return fail(ctl, 0, "byte %lld is past the end of the data device (%llu bytes)", byte,
 			    (unsigned long long)size);
 	}
+	if ((uint64_t)length > size - (uint64_t)byte)
+		length = (long long)(size - (uint64_t)byte);	/* nothing owns bytes past the end */
 	rc = map_locate_paths(fs, (uint64_t)byte, (uint64_t)length, &owners, &paths);
 	if (rc) {
 		map_fs_close(fs);
@@ -91,7 +98,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		map_json_end_arr(&j);
 		json_end(&j);
 	} else {
-		printf("%s: device bytes %lld..%lld (sector %lld)\n", info->mountpoint, byte,
+		printf("%s: device bytes %lld..%lld (sector %lld)\n", shown(info->mountpoint), byte,
 		       byte + length - 1, byte / 512);
 		if (owners.n == 0)
 			printf("  no owner: beyond the mapped space\n");
@@ -119,6 +126,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			printf(" (attribute fork)");
 		if (o->flags & MAP_OWNER_F_NO_INODE && paths[i].unreadable)
 			printf(" (inode unreadable)");
+		else if (paths[i].pptr_unreadable)
+			printf(" (parent pointers unreadable: names found in the directories)");
 		putchar('\n');
 		for (size_t k = 0; k < paths[i].npaths; k++) {
 			printf("      ");

@@ -48,15 +48,15 @@ static int set_state(struct ctl *ctl, int argc, char **argv, enum map_finding_st
 
 		snprintf(detail, sizeof(detail), "was %s%s%s", map_state_name(f.state),
 			 note[0] ? "; " : "", note);
+		/* The new state and the record of who set it: both or neither. */
 		rc = map_store_begin(st);
-		if (rc == 0)
+		if (rc == 0) {
 			rc = map_store_finding_set_state(st, id, state);
-		if (rc == 0)
-			rc = record_action(st, f.fs_id, id, action, map_state_name(state), detail);
-		if (rc == 0)
-			rc = map_store_commit(st);
-		else
-			map_store_rollback(st);
+			if (rc == 0)
+				rc = record_action(st, f.fs_id, id, action, map_state_name(state),
+						   detail);
+			rc = store_finish(st, rc);
+		}
 		if (rc)
 			worst = fail(ctl, rc, "finding #%lld", id);
 		else

@@ -141,14 +141,14 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		rc = open_fs(ctl, argv[optind], &fs);
 	if (rc == 0 && map_fs_info(fs)->read_only)
 		rc = fail(ctl, 0, "%s is mounted read-only: cannot write the files back",
-			  map_fs_info(fs)->mountpoint);
+			  shown(map_fs_info(fs)->mountpoint));
 	if (rc == 0 && (rc = restore_list_build(st, fs_id, &list)) != 0)
 		rc = fail(ctl, rc, "reading the database");
 	if (rc)
 		goto out;
 	const char *mnt = map_fs_info(fs)->mountpoint;
 	if (list.n == 0) {
-		printf("%s: no damaged files to refetch\n", mnt);
+		printf("%s: no damaged files to refetch\n", shown(mnt));
 		goto out;
 	}
 
@@ -162,8 +162,9 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	/* Trailing slashes: copy the contents, relative names on both sides. */
 	sprintf(src, "%s%s", from, from[strlen(from) - 1] == '/' ? "" : "/");
 	sprintf(dst, "%s%s", mnt, mnt[strlen(mnt) - 1] == '/' ? "" : "/");
-	printf("%s: %s %zu file%s from %s\n", mnt, dry_run ? "would refetch" : "refetching", list.n,
-	       list.n == 1 ? "" : "s", from);
+	printf("%s: %s %zu file%s from %s\n", shown(mnt),
+	       dry_run ? "would refetch" : "refetching", list.n, list.n == 1 ? "" : "s",
+	       shown(from));
 	fflush(stdout);
 	int rs = run_rsync(ctl, src, dst, &list, dry_run);
 	free(src);
@@ -178,11 +179,15 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		goto out;
 	syncfs(map_fs_fd(fs));
 
-	int restored = 0, still_bad = 0;
+	int restored = 0, still_bad = 0, unrecorded = 0;
 	size_t nfindings = 0, ndone = 0;
 	for (size_t i = 0; i < list.n; i++)
 		nfindings += list.v[i].nfindings;
 	int64_t *done = calloc(nfindings + 1, sizeof(*done));	/* findings already recorded */
+	if (!done) {
+		rc = fail(ctl, -ENOMEM, "refetch");
+		goto out;
+	}
 	for (size_t i = 0; i < list.n; i++) {
 		int v = reverify(fs, mnt, list.v[i].path);
 		const char *outcome = v == 0 ? "restored" : v == 1 ? "still-unreadable" : "failed";
@@ -207,21 +212,38 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			/* A file with several names is one finding: record it once. */
 			for (size_t d = 0; d < ndone; d++)
 				again |= done[d] == id;
-			if (again || !done)
+			if (again)
 				continue;
 			done[ndone++] = id;
-			record_action(st, fs_id, id, "refetch", outcome, detail);
-			if (v == 0)
-				map_store_finding_set_state(st, id, MAP_STATE_REFETCHED);
+			/* What was done and the state it leads to: both or neither. */
+			int wrc = map_store_begin(st);
+			if (wrc == 0) {
+				wrc = record_action(st, fs_id, id, "refetch", outcome, detail);
+				if (wrc == 0 && v == 0)
+					wrc = map_store_finding_set_state(st, id, MAP_STATE_REFETCHED);
+				wrc = store_finish(st, wrc);
+			}
+			if (wrc) {
+				fail(ctl, wrc, "recording the outcome of finding #%lld", (long long)id);
+				unrecorded++;
+			}
 		}
 	}
 	free(done);
 	int counts[MAP_STATE_NR];
-	map_store_count(st, fs_id, counts);
-	printf("%s: %d restored and verified, %d not; %d finding%s still open%s\n", mnt, restored,
-	       still_bad, counts[MAP_STATE_OPEN], counts[MAP_STATE_OPEN] == 1 ? "" : "s",
+	rc = map_store_count(st, fs_id, counts);
+	if (rc) {
+		rc = fail(ctl, rc, "reading the database");
+		goto out;
+	}
+	printf("%s: %d restored and verified, %d not; %d finding%s still open%s\n", shown(mnt),
+	       restored, still_bad, counts[MAP_STATE_OPEN], counts[MAP_STATE_OPEN] == 1 ? "" : "s",
 	       restored ? "; 'mapctl scan' confirms" : "");
-	rc = counts[MAP_STATE_OPEN] ? EXIT_DAMAGE : EXIT_CLEAN;
+	if (unrecorded)
+		rc = fail(ctl, 0, "%d outcome%s could not be recorded; the findings keep their "
+			  "state", unrecorded, unrecorded == 1 ? "" : "s");
+	else
+		rc = counts[MAP_STATE_OPEN] ? EXIT_DAMAGE : EXIT_CLEAN;
 out:
 	restore_list_free(&list);
 	map_fs_close(fs);

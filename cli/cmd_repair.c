@@ -9,6 +9,8 @@
 #include "mapctl.h"
 #include "xfs_abi.h"
 
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
 struct candidate {
 	struct map_finding f;
 	uint32_t types[8];
@@ -148,7 +150,7 @@ static const char *repair_one(struct map_fs *fs, const struct candidate *c, uint
  * until they are checked the filesystem cannot be unmounted clean.  Ask the
  * kernel to recount them (it freezes the filesystem for a moment).
  */
-static void recount(struct map_fs *fs, struct map_store *st, int64_t fs_id)
+static int recount(struct map_fs *fs, struct map_store *st, int64_t fs_id)
 {
 	uint32_t oflags = 0;
 	char detail[128];
@@ -160,7 +162,23 @@ static void recount(struct map_fs *fs, struct map_store *st, int64_t fs_id)
 	snprintf(detail, sizeof(detail), "fscounters: %s", rc ? map_strerror(rc) :
 		 "summary counters recounted after the rebuild");
 	printf("  %-16s %s\n", outcome, detail);
-	record_action(st, fs_id, 0, "repair", outcome, detail);
+	return record_action(st, fs_id, 0, "repair", outcome, detail);
+}
+
+/* One finding's attempts (one per scrub type) and the state they lead to
+ * (@state < 0: unchanged), in one transaction: both or neither. */
+static int record_repair(struct map_store *st, int64_t fs_id, const struct candidate *cd,
+			 const char *const *outcomes, char (*details)[256], int state)
+{
+	int rc = map_store_begin(st);
+
+	if (rc)
+		return rc;
+	for (int k = 0; k < cd->ntypes && rc == 0; k++)
+		rc = record_action(st, fs_id, cd->f.id, "repair", outcomes[k], details[k]);
+	if (rc == 0 && state >= 0)
+		rc = map_store_finding_set_state(st, cd->f.id, (enum map_finding_state)state);
+	return store_finish(st, rc);
 }
 
 static bool confirm(const struct ctl *ctl, size_t n, const char *mnt)
@@ -225,7 +243,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	const struct map_fs_info *info = map_fs_info(fs);
 	if (info->read_only) {
 		rc = fail(ctl, 0, "%s is mounted read-only: the kernel repairs only writable "
-			  "filesystems (mount -o remount,rw %s)", info->mountpoint, info->mountpoint);
+			  "filesystems (mount -o remount,rw %s)", shown(info->mountpoint),
+			  shown(info->mountpoint));
 		goto out;
 	}
 	rc = map_store_findings(st, fs_id, MAP_FIND_METADATA, collect, &r);
@@ -235,53 +254,66 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	}
 	if (r.only && r.n == 0) {
 		rc = fail(ctl, 0, "finding #%lld is not an open metadata finding of %s",
-			  (long long)r.only, info->mountpoint);
+			  (long long)r.only, shown(info->mountpoint));
 		goto out;
 	}
 	if (r.n == 0) {
-		printf("%s: no open metadata findings to repair\n", info->mountpoint);
+		printf("%s: no open metadata findings to repair\n", shown(info->mountpoint));
 		goto out;
 	}
 	qsort(r.v, r.n, sizeof(r.v[0]), cmp_candidate);
-	printf("%s: metadata to rebuild:\n", info->mountpoint);
+	printf("%s: metadata to rebuild:\n", shown(info->mountpoint));
 	for (size_t i = 0; i < r.n; i++)
 		describe(stdout, &r.v[i], info->mountpoint);
 	fflush(stdout);
-	if (!yes && !confirm(ctl, r.n, info->mountpoint)) {
+	if (!yes && !confirm(ctl, r.n, shown(info->mountpoint))) {
 		rc = yes || isatty(STDIN_FILENO) ? EXIT_DAMAGE : EXIT_ERROR;
 		goto out;
 	}
 
-	int repaired = 0, left = 0;
+	int repaired = 0, left = 0, unrecorded = 0;
 	bool rebuilt_any = false;
 	for (size_t i = 0; i < r.n; i++) {
 		struct candidate *cd = &r.v[i];
+		const char *outcomes[NELEM(cd->types)];
+		char details[NELEM(cd->types)][256];
 		bool ok = true, any_repair = false;
 
 		for (int k = 0; k < cd->ntypes; k++) {
-			char detail[256];
-			const char *outcome = repair_one(fs, cd, cd->types[k], detail, sizeof(detail));
-
-			printf("  #%lld %-12s %s\n", (long long)cd->f.id, outcome, detail);
-			record_action(st, fs_id, cd->f.id, "repair", outcome, detail);
-			if (!strcmp(outcome, "repaired"))
+			outcomes[k] = repair_one(fs, cd, cd->types[k], details[k], sizeof(details[k]));
+			printf("  #%lld %-12s %s\n", (long long)cd->f.id, outcomes[k], details[k]);
+			if (!strcmp(outcomes[k], "repaired"))
 				any_repair = rebuilt_any = true;
-			else if (strcmp(outcome, "not-needed"))
+			else if (strcmp(outcomes[k], "not-needed"))
 				ok = false;
 		}
-		if (ok) {
-			map_store_finding_set_state(st, cd->f.id,
-						    any_repair ? MAP_STATE_REPAIRED : MAP_STATE_RESOLVED);
+		int state = !ok ? -1 : any_repair ? MAP_STATE_REPAIRED : MAP_STATE_RESOLVED;
+		rc = record_repair(st, fs_id, cd, outcomes, details, state);
+		if (rc) {
+			fail(ctl, rc, "recording the repair of finding #%lld", (long long)cd->f.id);
+			unrecorded++;
+			left++;
+		} else if (ok) {
 			repaired++;
 		} else {
 			left++;
 		}
 	}
-	if (rebuilt_any)
-		recount(fs, st, fs_id);
-	printf("%s: %d finding%s repaired or no longer damaged, %d left open\n", info->mountpoint,
-	       repaired, repaired == 1 ? "" : "s", left);
-	rc = left ? EXIT_DAMAGE : EXIT_CLEAN;
+	if (rebuilt_any) {
+		int wrc = recount(fs, st, fs_id);
+
+		if (wrc) {
+			fail(ctl, wrc, "recording the recount of the summary counters");
+			unrecorded++;
+		}
+	}
+	printf("%s: %d finding%s repaired or no longer damaged, %d left open\n",
+	       shown(info->mountpoint), repaired, repaired == 1 ? "" : "s", left);
+	if (unrecorded)
+		rc = fail(ctl, 0, "%d outcome%s could not be recorded", unrecorded,
+			  unrecorded == 1 ? "" : "s");
+	else
+		rc = left ? EXIT_DAMAGE : EXIT_CLEAN;
 out:
 	for (size_t i = 0; i < r.n; i++)
 		map_finding_clear(&r.v[i].f);

@@ -120,13 +120,13 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 	if (!info->geo.rmapbt && !ctl->json)
 		warn_msg(ctl, "%s has no reverse-mapping btree: owners come from an index of "
 			 "every file's extents (slower; mkfs.xfs -m rmapbt=1 avoids this)",
-			 info->mountpoint);
+			 shown(info->mountpoint));
 
 	rc = map_scan(st, fs, opts, &res, &holder);
 	clear_bar(&ui);
 	if (rc == -EBUSY) {
 		fail(ctl, 0, "%s: another scan of this filesystem is running (pid %d)",
-		     info->mountpoint, holder);
+		     shown(info->mountpoint), holder);
 		*worst = EXIT_ERROR;
 		map_fs_close(fs);
 		return 0;
@@ -142,6 +142,8 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 		if (rc)
 			map_json_str(j, "error", map_strerror(rc));
 		map_json_bool(j, "resumed", res.resumed);
+		map_json_bool(j, "metadata_checked", !res.metadata_skipped &&
+			      (opts->metadata || !opts->media));
 		map_json_uint(j, "resumed_at", res.resumed_at);
 		map_json_uint(j, "objects_scrubbed", res.scrub.objects);
 		map_json_uint(j, "bytes_verified", res.verify.bytes_verified);
@@ -154,7 +156,10 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 		map_json_int(j, "open_findings", res.open);
 		map_json_end_obj(j);
 	} else {
-		printf("%s: scan %lld %s%s", info->mountpoint, (long long)res.scan_id, state,
+		if (res.metadata_skipped)
+			printf("%s: metadata not checked: %s; verifying media only\n",
+			       shown(info->mountpoint), map_strerror(-MAP_ENOSCRUB));
+		printf("%s: scan %lld %s%s", shown(info->mountpoint), (long long)res.scan_id, state,
 		       res.resumed ? " (resumed)" : "");
 		if (res.scrub.objects)
 			printf("; %llu metadata objects checked", (unsigned long long)res.scrub.objects);
@@ -167,15 +172,15 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 		printf("\n  %d new, %d seen again, %d resolved; %d open\n", res.new_findings,
 		       res.seen_findings, res.resolved, res.open);
 		if (res.open)
-			printf("  see 'mapctl files %s' and 'mapctl status %s'\n", info->mountpoint,
-			       info->mountpoint);
+			printf("  see 'mapctl files %s' and 'mapctl status %s'\n",
+			       shown(info->mountpoint), shown(info->mountpoint));
 	}
 	if (rc == -MAP_ECANCELED) {
 		fail(ctl, 0, "%s: interrupted; progress is saved: run the same command to resume",
-		     info->mountpoint);
+		     shown(info->mountpoint));
 		*worst = EXIT_ERROR;
 	} else if (rc) {
-		fail(ctl, rc, "%s", info->mountpoint);
+		fail(ctl, rc, "%s", shown(info->mountpoint));
 		*worst = EXIT_ERROR;
 	} else if (res.open && *worst == EXIT_CLEAN) {
 		*worst = EXIT_DAMAGE;
@@ -285,7 +290,9 @@ const struct command cmd_scan = {
 	"to its owners (every hard link and reflink sharer) and record the findings.\n"
 	"An interrupted scan (Ctrl-C, kill, crash, unmount) resumes from its last\n"
 	"checkpoint when the same command runs again.  One scan per filesystem at a\n"
-	"time.  Needs root.\n"
+	"time.  On a kernel without online scrub (CONFIG_XFS_ONLINE_SCRUB, as in\n"
+	"Debian's stock kernels) metadata cannot be checked: the scan says so once\n"
+	"and verifies the media only.  Needs root.\n"
 	"\n"
 	"Options:\n"
 	"  --metadata         only check metadata\n"

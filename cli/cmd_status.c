@@ -99,12 +99,13 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 		return 0;
 	}
 
-	printf("filesystem: %s", fs->mountpoint);
+	printf("filesystem: %s", shown(fs->mountpoint));
 	if (fs->label[0])
-		printf(" (label %s)", fs->label);
-	printf("\n      uuid: %s\n    device: %s", fs->uuid, fs->device);
+		printf(" (label %s)", shown(fs->label));
+	printf("\n      uuid: %s\n    device: %s", shown(fs->uuid), shown(fs->device));
 	if (fs->model[0] || fs->serial[0])
-		printf(" (%s%s%s)", fs->model, fs->serial[0] ? ", serial " : "", fs->serial);
+		printf(" (%s%s%s)", shown(fs->model), fs->serial[0] ? ", serial " : "",
+		       shown(fs->serial));
 	printf("\n     state: %s", state);
 	if (open)
 		printf(" - %d open finding%s: %d file, %d metadata", open, open == 1 ? "" : "s",
@@ -140,14 +141,14 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 	if (s->files)
 		printf("restore the damaged files from a good copy: 'mapctl files %s', then\n"
 		       "            'mapctl refetch %s --from MIRROR' (or mapctl export --rsync)\n"
-		       "            ", fs->mountpoint, fs->mountpoint);
+		       "            ", shown(fs->mountpoint), shown(fs->mountpoint));
 	if (s->metadata)
 		printf("ask the kernel to rebuild damaged metadata: 'mapctl repair %s'\n"
-		       "            ", fs->mountpoint);
+		       "            ", shown(fs->mountpoint));
 	if (!open)
-		printf(have_media ? "none\n" : "run 'mapctl scan %s'\n", fs->mountpoint);
+		printf(have_media ? "none\n" : "run 'mapctl scan %s'\n", shown(fs->mountpoint));
 	else
-		printf("then 'mapctl scan %s' to confirm\n", fs->mountpoint);
+		printf("then 'mapctl scan %s' to confirm\n", shown(fs->mountpoint));
 	printf("\n");
 	return 0;
 }

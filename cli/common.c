@@ -70,6 +70,9 @@ int open_store(const struct ctl *ctl, bool write, struct map_store **st)
 	if (rc == -ENOENT && !write)
 		return fail(ctl, 0, "no database at %s yet: run 'mapctl scan' as root first "
 			    "(or give --db)", ctl->db_path);
+	if (rc == -EPERM && write)
+		return fail(ctl, 0, "refusing to write the database %s: it or its folder belongs to "
+			    "another user, or others may write to its folder", shown(ctl->db_path));
 	if (rc == -EACCES || rc == -EPERM)
 		return fail(ctl, 0, "cannot %s the database %s: permission denied (it is readable "
 			    "by root and its group)", write ? "write" : "read", ctl->db_path);
@@ -103,8 +106,8 @@ int fs_id_for_path(const struct ctl *ctl, struct map_store *st, const char *path
 		return rc;
 	rc = map_store_fs_by_uuid(st, map_fs_info(fs)->uuid, out);
 	if (rc == -ENOENT) {
-		rc = fail(ctl, 0, "%s (uuid %s) has never been scanned", map_fs_info(fs)->mountpoint,
-			  map_fs_info(fs)->uuid);
+		rc = fail(ctl, 0, "%s (uuid %s) has never been scanned",
+			  shown(map_fs_info(fs)->mountpoint), map_fs_info(fs)->uuid);
 	} else if (rc) {
 		rc = fail(ctl, rc, "reading the database");
 	} else {
@@ -126,6 +129,14 @@ int record_action(struct map_store *st, int64_t fs_id, int64_t finding_id, const
 	snprintf(a.outcome, sizeof(a.outcome), "%s", outcome);
 	snprintf(a.detail, sizeof(a.detail), "%s", detail);
 	return map_store_action_add(st, &a);
+}
+
+int store_finish(struct map_store *st, int rc)
+{
+	if (rc == 0)
+		return map_store_commit(st);	/* rolls back if it fails */
+	map_store_rollback(st);
+	return rc;
 }
 
 const char *user_name(void)
@@ -196,6 +207,10 @@ long long parse_size(const char *s)
 		end++;
 	if (*end)
 		return -1;
+	/* Converting a double outside long long's range is undefined, and
+	 * strtod also reads "nan" and "inf": only finite values below 2^63. */
+	if (!(v >= 0 && v < 0x1p63))
+		return -1;
 	return (long long)v;
 }
 
@@ -217,12 +232,34 @@ char *join_path(const char *mountpoint, const char *rel)
 	return p;
 }
 
+/*
+ * Labels, device models and serials, and mount points are chosen by whoever
+ * made the filesystem, plugged in the disk or mounted it: escaped like paths
+ * before they reach a terminal.  The result lives in one of SHOWN_SLOTS
+ * buffers, so a printf may take that many; each fits a mount point
+ * (PATH_MAX bytes, 4 output bytes per input byte at most).
+ */
+#define SHOWN_SLOTS 4
+#define SHOWN_MAX (4 * 4096 + 1)
+
+const char *shown(const char *s)
+{
+	static char buf[SHOWN_SLOTS][SHOWN_MAX];
+	static unsigned int next;
+	char *slot = buf[next++ % SHOWN_SLOTS];
+	char *esc = map_escape_text(s);
+
+	snprintf(slot, SHOWN_MAX, "%s", esc ? esc : "?");
+	free(esc);
+	return slot;
+}
+
 void print_path_text(FILE *out, const char *mountpoint, const char *rel)
 {
 	char *full = join_path(mountpoint, rel);
 	char *esc = full ? map_escape_text(full) : NULL;
 
-	fputs(esc ? esc : rel, out);
+	fputs(esc ? esc : "?", out);
 	free(esc);
 	free(full);
 }

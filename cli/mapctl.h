@@ -60,6 +60,10 @@ int fs_id_for_path(const struct ctl *ctl, struct map_store *st, const char *path
 int record_action(struct map_store *st, int64_t fs_id, int64_t finding_id, const char *action,
 		  const char *outcome, const char *detail);
 
+/* End a transaction begun with map_store_begin(): commit when @rc is 0,
+ * roll back otherwise.  0, or the first error (@rc, or the commit's). */
+int store_finish(struct map_store *st, int rc);
+
 /* The invoking user, for the record ("root", "alice (uid 1000)"). */
 const char *user_name(void);
 
@@ -69,6 +73,9 @@ const char *human_time(int64_t t, char *buf, size_t len);
 /* Parse "10M", "1.5G", "4096": bytes, or -1. */
 long long parse_size(const char *s);
 
+/* @s escaped for people (map_escape_text) in a static buffer that stays
+ * valid for the next three calls: for printf arguments. */
+const char *shown(const char *s);
 /* Print a path for people (escaped) or exactly. */
 void print_path_text(FILE *out, const char *mountpoint, const char *rel);
 /* Absolute path: mountpoint + "/" + rel (caller frees). */

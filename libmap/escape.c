@@ -3,7 +3,14 @@
  * File names are bytes.  For people, control characters and invalid UTF-8
  * are shown as escapes; for JSON, invalid bytes travel as lone surrogates
  * (\udcNN) so a reader can restore the exact name.
+ *
+ * "Control characters" include more than the C0 range: a name, label or
+ * mount point is chosen by whoever made it, and a terminal acts on C1
+ * controls (U+0080..U+009F; U+009B is CSI) and shows text reordered by the
+ * bidirectional overrides and isolates (U+202A..U+202E, U+2066..U+2069), so
+ * "evil\u202eexe.txt" would read as "eviltxt.exe".  Both are escaped.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +47,27 @@ static size_t utf8_len(const unsigned char *s)
 	return 0;
 }
 
+/* A valid UTF-8 sequence of @len bytes at @s that a terminal would act on
+ * rather than show: a C1 control or a bidirectional override/isolate. */
+static bool utf8_is_control(const unsigned char *s, size_t len)
+{
+	if (len == 2)
+		return s[0] == 0xc2 && s[1] <= 0x9f;		/* U+0080..U+009F */
+	if (len == 3 && s[0] == 0xe2 && s[1] == 0x80)
+		return s[2] >= 0xaa && s[2] <= 0xae;		/* U+202A..U+202E */
+	if (len == 3 && s[0] == 0xe2 && s[1] == 0x81)
+		return s[2] >= 0xa6 && s[2] <= 0xa9;		/* U+2066..U+2069 */
+	return false;
+}
+
+/* Code point of a valid 2- or 3-byte sequence (only used for the above). */
+static unsigned int utf8_code_point(const unsigned char *s, size_t len)
+{
+	if (len == 2)
+		return (s[0] & 0x1fu) << 6 | (s[1] & 0x3fu);
+	return (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
+}
+
 /* Worst case is 6 output bytes per input byte (\udcNN). */
 static char *alloc_out(const char *s)
 {
@@ -71,6 +99,11 @@ char *map_escape_text(const char *s)
 		} else if (len == 0 || *p < 0x20 || *p == 0x7f) {
 			o += sprintf(o, "\\x%02x", *p);
 			p++;
+		} else if (utf8_is_control(p, len)) {
+			/* Each byte, as invalid bytes are: exact and plain ASCII. */
+			for (size_t i = 0; i < len; i++)
+				o += sprintf(o, "\\x%02x", p[i]);
+			p += len;
 		} else {
 			memcpy(o, p, len);
 			o += len;
@@ -108,6 +141,11 @@ char *map_escape_json(const char *s)
 		} else if (len == 0) {
 			o += sprintf(o, "\\udc%02x", *p);
 			p++;
+		} else if (utf8_is_control(p, len)) {
+			/* Same character, but not acted on by a terminal showing
+			 * the JSON text. */
+			o += sprintf(o, "\\u%04x", utf8_code_point(p, len));
+			p += len;
 		} else {
 			memcpy(o, p, len);
 			o += len;

@@ -211,7 +211,8 @@ struct map_scrub_stats {
 };
 
 /*
- * Scrub every applicable object: per AG headers and btrees, then every inode
+ * Scrub every applicable object (-MAP_ENOSCRUB at once, before any result,
+ * when the kernel has no online scrub): per AG headers and btrees, then every inode
  * bulkstat finds (inode core, forks, directory, xattr, symlink, parent), then
  * filesystem-wide summaries, HEALTHY last.  Damage does not stop the walk:
  * every result, good or bad, goes to @fn.  Inodes are checked by several
@@ -225,6 +226,9 @@ int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub
  * attribute fork) on this filesystem, in checking order. */
 size_t map_scrub_inode_types(const struct map_geometry *geo, uint32_t mode, bool has_attr,
 			     uint32_t *types, size_t max);
+/* 0 if the kernel can scrub the filesystem of @fd (XFS_SCRUB_TYPE_PROBE),
+ * -MAP_ENOSCRUB if it has no online scrub, or another negative errno. */
+int map_scrub_probe(int fd);
 /* 1 if the kernel has vectored scrub, 0 if not, or a negative errno. */
 int map_scrub_has_vector(int fd);
 
@@ -358,6 +362,9 @@ struct map_paths {
 	bool unlinked;			/* allocated, open, but no name left */
 	bool gone;			/* no longer allocated (or a new generation) */
 	bool unreadable;		/* the inode itself cannot be read */
+	bool pptr_unreadable;		/* a parent-pointer filesystem, but this
+					 * inode's parent pointers could not be read:
+					 * its names come from the directories */
 	size_t npaths;
 	char **paths;			/* relative to the mount root; "" is the root */
 };
@@ -367,6 +374,9 @@ struct map_resolve_stats {
 	uint64_t dirs_read;		/* directories read before every name was found */
 	uint64_t inodes_scanned;
 	bool used_parent_pointers;
+	uint64_t pptr_lookups;		/* targets asked GETPARENTS for their names */
+	uint64_t pptr_fallbacks;	/* of those, or unreadable ones, looked up in
+					 * the directories instead */
 };
 
 /*
@@ -573,6 +583,8 @@ struct map_scan_opts {
 struct map_scan_result {
 	int64_t fs_id, scan_id;
 	bool resumed;			/* continued an interrupted scan */
+	bool metadata_skipped;		/* asked for, but the kernel has no online
+					 * scrub: media only (MAP_ENOSCRUB) */
 	uint64_t resumed_at;		/* device byte it continued from */
 	int new_findings, seen_findings, resolved;
 	int open;			/* open findings after the scan */
@@ -581,8 +593,10 @@ struct map_scan_result {
 };
 
 /*
- * Scan @fs and record what it finds in @st.  One scan per filesystem at a
- * time (-EBUSY otherwise, *holder_pid says who).  An interrupted scan of the
+ * Scan @fs and record what it finds in @st.  On a kernel without online
+ * scrub the metadata phase is skipped (res->metadata_skipped) and only media
+ * is verified; a metadata-only scan then fails -MAP_ENOSCRUB.  One scan per
+ * filesystem at a time (-EBUSY otherwise, *holder_pid says who).  An interrupted scan of the
  * same filesystem is resumed from its checkpoint unless opts->restart.  A
  * complete scan resolves open findings it no longer sees.  Cancellation and
  * an unmount stop at a checkpoint (-MAP_ECANCELED, -MAP_EUNMOUNTED) with the
@@ -604,6 +618,16 @@ int map_locate_paths(struct map_fs *fs, uint64_t start, uint64_t length,
 /* Written ranges of one open file (GETBMAPX on the data fork), for
  * re-verifying a file after it was restored. */
 int map_file_ranges(int fd, struct map_range_list *out);
+
+/* ---- files we keep --------------------------------------------------------------- */
+
+/*
+ * Make folder @dir (one level, with @mode) unless it exists, then check that
+ * it is safe to keep files in: owned by root or the caller, and writable by
+ * no one else unless sticky (like /tmp).  0, -EPERM for an unsafe folder,
+ * -ENOTDIR, or another negative errno.
+ */
+int map_dir_ensure(const char *dir, unsigned int mode);
 
 /* ---- output helpers ---------------------------------------------------------------- */
 

@@ -533,6 +533,16 @@ static void fill_from_path(struct resolve *r, struct map_paths *p)
 	}
 }
 
+/* A name found twice (a parent pointer and a directory entry of a target
+ * that fell back, or two hard links read through different routes) is one. */
+static bool has_path(const struct map_paths *p, const char *path)
+{
+	for (size_t k = 0; k < p->npaths; k++)
+		if (strcmp(p->paths[k], path) == 0)
+			return true;
+	return false;
+}
+
 static int build_results(struct resolve *r)
 {
 	for (size_t i = 0; i < r->nhits; i++) {
@@ -543,7 +553,7 @@ static int build_results(struct resolve *r)
 
 		if (!path)
 			continue;	/* an ancestor could not be named */
-		if (path_checks_out(r, path, h->ino))
+		if (path_checks_out(r, path, h->ino) && !has_path(&r->res[t->index], path))
 			rc = add_path(&r->res[t->index], path);
 		free(path);
 		if (rc)
@@ -651,21 +661,51 @@ static int pptr_hit(struct resolve *r, uint64_t pino, uint32_t pgen, const char 
 	return pptr_name_dir(r, pino, pgen, 0);
 }
 
+/* Forget the hits recorded since @mark (a target whose parent pointers could
+ * not all be read is looked up again in the directories). */
+static void drop_hits(struct resolve *r, size_t mark)
+{
+	while (r->nhits > mark)
+		free(r->hits[--r->nhits].name);
+}
+
+/*
+ * Each target's names from its parent pointers: a few calls per target, no
+ * directory read.  A target whose inode or parent pointers cannot be read
+ * (an unreadable inode cluster, a damaged attribute fork), or that has fewer
+ * parent pointers than links, is looked for in the directories instead, and
+ * the statistics say how many were.
+ */
 static int resolve_pptr(struct resolve *r)
 {
+	bool fallback = false;
+
 	for (size_t i = 0; i < r->ntargets; i++) {
 		uint64_t ino = r->target_inos[i];
 		struct target *t = map_inohash_get(r->targets, ino, false);
 		struct map_paths *p = &r->res[t->index];
+		size_t mark = r->nhits;
 		bool is_root;
+		int rc = 0;
 
-		if (t->needed == 0 || ino == r->fs->root_ino || p->unreadable)
+		if (t->needed == 0 || ino == r->fs->root_ino)
 			continue;
-		int rc = pptr_each(r, ino, p->gen, pptr_hit, &ino, &is_root);
-		if (rc < 0)
-			return rc;
+		if (!p->unreadable) {
+			r->stats->pptr_lookups++;
+			rc = pptr_each(r, ino, p->gen, pptr_hit, &ino, &is_root);
+			if (rc == -ENOMEM)
+				return rc;
+		}
+		if (p->unreadable || rc < 0 || r->nhits - mark < t->needed) {
+			drop_hits(r, mark);
+			p->pptr_unreadable = true;
+			r->stats->pptr_fallbacks++;
+			fallback = true;
+			continue;
+		}
+		t->found = (uint32_t)(r->nhits - mark);
 	}
-	return 0;
+	return fallback ? scan_by_windows(r) : 0;
 }
 
 /* ---- entry point ---- */
@@ -746,9 +786,9 @@ int map_resolve_paths(struct map_fs *fs, const uint64_t *inos, size_t n,
 			rc = resolve_pptr(&r);
 		} else {
 			rc = scan_by_windows(&r);
-			/* listed, or found only by name */
-			r.stats->dirs_total = r.ndirs;
 		}
+		/* listed, or found only by name */
+		r.stats->dirs_total = r.ndirs;
 		if (rc)
 			goto out;
 		rc = build_results(&r);

@@ -1,14 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Lists of byte ranges on the data device: add, sort, merge, clip, split. */
+/*
+ * Lists of byte ranges on the data device: add, sort, merge, clip, split.
+ * Ranges come from the kernel and from users (mapctl locate), so no sum of
+ * a start and a length may wrap: a range that would end past 2^64 is refused
+ * where it enters, and ends are computed saturating everywhere else.
+ */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "map.h"
 
+/* One past the last byte of a range, or UINT64_MAX if that would wrap. */
+static uint64_t range_end(uint64_t start, uint64_t length)
+{
+	uint64_t end;
+
+	return __builtin_add_overflow(start, length, &end) ? UINT64_MAX : end;
+}
+
 int map_range_add(struct map_range_list *list, uint64_t start, uint64_t length)
 {
+	uint64_t end;
+
 	if (length == 0)
 		return 0;
+	if (__builtin_add_overflow(start, length, &end))
+		return -ERANGE;
 	if (list->n == list->cap) {
 		size_t cap = list->cap ? list->cap * 2 : 256;
 		struct map_range *v = realloc(list->v, cap * sizeof(*v));
@@ -44,10 +61,10 @@ void map_range_merge(struct map_range_list *list, uint64_t gap)
 	qsort(list->v, list->n, sizeof(list->v[0]), cmp_range);
 	for (size_t i = 1; i < list->n; i++) {
 		struct map_range *cur = &list->v[out];
-		uint64_t end = cur->start + cur->length;
+		uint64_t end = range_end(cur->start, cur->length);
 
-		if (list->v[i].start <= end + gap) {
-			uint64_t e2 = list->v[i].start + list->v[i].length;
+		if (list->v[i].start <= range_end(end, gap)) {
+			uint64_t e2 = range_end(list->v[i].start, list->v[i].length);
 
 			if (e2 > end)
 				cur->length = e2 - cur->start;
@@ -73,7 +90,7 @@ void map_range_clip_below(struct map_range_list *list, uint64_t pos)
 
 	for (size_t i = 0; i < list->n; i++) {
 		struct map_range r = list->v[i];
-		uint64_t end = r.start + r.length;
+		uint64_t end = range_end(r.start, r.length);
 
 		if (end <= pos)
 			continue;
@@ -96,8 +113,10 @@ void map_range_free(struct map_range_list *list)
 int map_range_split(uint64_t start, uint64_t length, uint64_t io_size, uint64_t align,
 		    int (*fn)(uint64_t start, uint64_t length, void *arg), void *arg)
 {
-	uint64_t end = start + length;
+	uint64_t end;
 
+	if (__builtin_add_overflow(start, length, &end))
+		return -ERANGE;
 	if (io_size < align)
 		io_size = align;
 	if (align > 1)
@@ -105,17 +124,19 @@ int map_range_split(uint64_t start, uint64_t length, uint64_t io_size, uint64_t 
 	if (io_size == 0)
 		return -EINVAL;
 	/* Cut at multiples of io_size on the device so that reads of
-	 * neighbouring ranges line up with the device's own boundaries. */
+	 * neighbouring ranges line up with the device's own boundaries.  The
+	 * next boundary may lie beyond 2^64: measure the distance to it
+	 * instead of computing it. */
 	while (start < end) {
-		uint64_t next = (start / io_size + 1) * io_size;
+		uint64_t piece = io_size - start % io_size;
 		int rc;
 
-		if (next > end)
-			next = end;
-		rc = fn(start, next - start, arg);
+		if (piece > end - start)
+			piece = end - start;
+		rc = fn(start, piece, arg);
 		if (rc)
 			return rc;
-		start = next;
+		start += piece;
 	}
 	return 0;
 }

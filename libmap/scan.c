@@ -87,12 +87,22 @@ int map_scan_lock(struct map_store *st, const char *uuid, int *holder_pid)
 {
 	char path[4200];
 	char buf[32];
+	struct stat sb;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s.%s.lock", map_store_path(st), uuid);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (snprintf(path, sizeof(path), "%s.%s.lock", map_store_path(st), uuid) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	/* Never through a symbolic link, and only our own file: whoever
+	 * planted something else there wants us to truncate it. */
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (sb.st_uid != 0 && sb.st_uid != geteuid())) {
+		close(fd);
+		return -EPERM;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
@@ -213,6 +223,12 @@ static bool scrub_is_damage(const struct map_scrub_result *r)
 {
 	/* HEALTHY only sums up what the other types already reported. */
 	if (r->type == XFS_SCRUB_TYPE_HEALTHY)
+		return false;
+	/* dirtree walks parent pointers up to the root: an error means some
+	 * ancestor could not be read (an unreadable inode btree fails every walk
+	 * through its AG), and that object is reported by its own check.  A
+	 * directory's own broken place in the tree comes back as CORRUPT. */
+	if (r->type == XFS_SCRUB_TYPE_DIRTREE && r->error)
 		return false;
 	if (r->error)
 		return r->error != -ENOENT && r->error != -ECANCELED && r->error != -EBUSY;
@@ -481,6 +497,17 @@ int map_scan(struct map_store *st, struct map_fs *fs, const struct map_scan_opts
 	s.res = res;
 	s.t0 = now_s();
 
+	if (do_metadata) {
+		/* Probe once: without online scrub every object would "fail"
+		 * and be recorded as damaged. */
+		rc = map_scrub_probe(map_fs_fd(fs));
+		if (rc == -MAP_ENOSCRUB && do_media) {
+			do_metadata = false;
+			res->metadata_skipped = true;
+		} else if (rc) {
+			return rc;
+		}
+	}
 	rc = map_store_fs_upsert(st, info, &res->fs_id);
 	if (rc)
 		return rc;
@@ -513,9 +540,11 @@ int map_scan(struct map_store *st, struct map_fs *fs, const struct map_scan_opts
 	snprintf(a.action, sizeof(a.action), "scan");
 	snprintf(a.user, sizeof(a.user), "%s", s.row.user);
 	snprintf(a.outcome, sizeof(a.outcome), "%s", s.row.state);
-	snprintf(a.detail, sizeof(a.detail), "scan %lld%s: %d new, %d seen again, %d resolved%s%s",
+	snprintf(a.detail, sizeof(a.detail), "scan %lld%s: %d new, %d seen again, %d resolved%s%s%s",
 		 (long long)s.row.id, res->resumed ? " (resumed)" : "", res->new_findings,
-		 res->seen_findings, res->resolved, s.row.error[0] ? "; " : "", s.row.error);
+		 res->seen_findings, res->resolved,
+		 res->metadata_skipped ? "; metadata not checked: no online scrub" : "",
+		 s.row.error[0] ? "; " : "", s.row.error);
 	map_store_action_add(st, &a);
 
 	if (map_store_count(st, res->fs_id, counts) == 0)

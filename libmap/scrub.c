@@ -47,6 +47,22 @@ int map_scrub_call(int fd, uint32_t type, uint32_t agno, uint64_t ino, uint32_t 
 	}
 }
 
+/*
+ * Without CONFIG_XFS_ONLINE_SCRUB (Debian's stock kernels) the ioctl is not
+ * there at all: every call fails ENOTTY, or EOPNOTSUPP through some
+ * compatibility layers.  The PROBE type checks nothing and always succeeds
+ * where scrub exists, so one call tells the two apart before anything is
+ * taken for damage.
+ */
+int map_scrub_probe(int fd)
+{
+	int rc = map_scrub_call(fd, XFS_SCRUB_TYPE_PROBE, 0, 0, 0, 0, NULL);
+
+	if (rc == -ENOTTY || rc == -EOPNOTSUPP)
+		return -MAP_ENOSCRUB;
+	return rc;
+}
+
 /* ---- scrubbing a whole filesystem ---- */
 
 /* Per AG, in an order where cross-references mean something: headers, free
@@ -354,6 +370,9 @@ int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub
 	s.arg = arg;
 	s.stats = stats ? stats : &dummy;
 	memset(s.stats, 0, sizeof(*s.stats));
+	rc = map_scrub_probe(fs->fd);
+	if (rc)
+		return rc;	/* no scrub: nothing can be checked, nothing is damaged */
 	s.vectored = !s.opts->no_vector && map_scrub_has_vector(fs->fd) == 1;
 	s.stats->vectored = s.vectored;
 

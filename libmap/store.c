@@ -20,6 +20,10 @@
 
 #define MAPPER_APPLICATION_ID	0x4d415052	/* "MAPR" */
 #define BUSY_TIMEOUT_MS		10000
+/* Rows of the events table kept (a few MB): it is a log of what the kernel
+ * reported, which anyone who can make the kernel report can grow; findings,
+ * not events, are what must never be lost. */
+#define EVENTS_KEPT		20000
 
 struct map_store {
 	sqlite3 *db;
@@ -130,21 +134,31 @@ static int migrate(struct map_store *st, int64_t version)
 	return rc;
 }
 
-/* Create the file ourselves so it gets mode 0640 whatever the umask. */
-static int create_file(const char *path)
+/* The database's folder (made if missing) must be safe to write in: SQLite
+ * creates its -wal and -shm files there and the scan locks live there. */
+static int check_folder(const char *path)
 {
 	char dir[4096];
 	char *slash;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';		/* "/" */
+	else
+		*slash = '\0';
+	return map_dir_ensure(dir, 0755);
+}
+
+/* Create the file ourselves so it gets mode 0640 whatever the umask. */
+static int create_file(const char *path)
+{
 	int fd;
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-			return -errno;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return errno == EEXIST ? 0 : -errno;
 	fchmod(fd, 0640);
@@ -161,6 +175,11 @@ int map_store_open(const char *path, unsigned int flags, struct map_store **out)
 	int rc;
 
 	*out = NULL;
+	if (!readonly) {
+		rc = check_folder(path);
+		if (rc)
+			return rc;
+	}
 	if (stat(path, &sb) != 0) {
 		if (errno != ENOENT || readonly)
 			return -errno;
@@ -169,6 +188,8 @@ int map_store_open(const char *path, unsigned int flags, struct map_store **out)
 			return rc;
 	} else if (!S_ISREG(sb.st_mode)) {
 		return -MAP_EDBCORRUPT;
+	} else if (!readonly && sb.st_uid != 0 && sb.st_uid != geteuid()) {
+		return -EPERM;	/* someone else's file: not ours to write */
 	} else if (access(path, readonly ? R_OK : R_OK | W_OK) != 0) {
 		return -errno;	/* say "permission denied", not "cannot open" */
 	}
@@ -266,7 +287,14 @@ int map_store_begin(struct map_store *st)
 
 int map_store_commit(struct map_store *st)
 {
-	return exec(st, "COMMIT");
+	int rc = exec(st, "COMMIT");
+
+	/* A COMMIT that fails (busy, a deferred constraint, a full or failing
+	 * disk) may leave the transaction open; end it, so the caller's next
+	 * BEGIN does not fail and nothing half-done is committed later. */
+	if (rc && !sqlite3_get_autocommit(st->db))
+		exec(st, "ROLLBACK");
+	return rc;
 }
 
 void map_store_rollback(struct map_store *st)
@@ -612,7 +640,9 @@ int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_f
 {
 	sqlite3_stmt *stmt;
 	char key[512];
-	int64_t t = now();
+	/* A finding kept aside while the database could not be written
+	 * (mapperd's spool) comes with the time it was seen. */
+	int64_t t = f->last_seen > 0 && f->last_seen <= now() ? f->last_seen : now();
 	int rc;
 
 	finding_key(f, key, sizeof(key));
@@ -742,7 +772,10 @@ static int finding_from_row(struct map_store *st, sqlite3_stmt *stmt, struct map
 			sqlite3_finalize(ps);
 			return -ENOMEM;
 		}
-		memcpy(path, sqlite3_column_blob(ps, 0), (size_t)len);
+		/* The mount root's path is "": SQLite gives NULL for an empty
+		 * blob, and memcpy must not be handed NULL even for 0 bytes. */
+		if (len > 0)
+			memcpy(path, sqlite3_column_blob(ps, 0), (size_t)len);
 		path[len] = '\0';
 		char **v = realloc(f->paths, (f->npaths + 1) * sizeof(*v));
 		if (!v) {
@@ -926,6 +959,15 @@ int map_store_event_add(struct map_store *st, const struct map_event *e)
 	}
 	sqlite3_bind_int(stmt, 6, e->error);
 	bind_str(stmt, 7, e->detail);
+	rc = run(stmt);
+	if (rc)
+		return rc;
+	/* Keep the newest EVENTS_KEPT rows: ids only grow, so one range delete
+	 * on the primary key, in the caller's transaction. */
+	rc = prepare(st, "DELETE FROM events WHERE id <= last_insert_rowid() - ?1", &stmt);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, EVENTS_KEPT);
 	return run(stmt);
 }
 

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "map_internal.h"
 
@@ -29,4 +31,35 @@ int map_strv_add(char ***v, size_t *n, const char *path)
 		return -ENOMEM;
 	(*n)++;
 	return 0;
+}
+
+/*
+ * A folder we keep files in must be ours: whoever else can write to it can
+ * replace the database, plant a symbolic link where the lock file goes, or
+ * swap the folder itself.  So it must be owned by root or by us, and nobody
+ * else may write to it, except in a sticky folder like /tmp where others
+ * cannot rename or remove what we create.
+ */
+static int dir_is_safe(const struct stat *sb)
+{
+	if (!S_ISDIR(sb->st_mode))
+		return -ENOTDIR;
+	if (sb->st_uid != 0 && sb->st_uid != geteuid())
+		return -EPERM;
+	if ((sb->st_mode & (S_IWGRP | S_IWOTH)) && !(sb->st_mode & S_ISVTX))
+		return -EPERM;
+	return 0;
+}
+
+int map_dir_ensure(const char *dir, unsigned int mode)
+{
+	struct stat sb;
+
+	if (mkdir(dir, (mode_t)mode) != 0 && errno != EEXIST)
+		return -errno;
+	/* Check what is there now, whether it was there or just made:
+	 * someone may have made the name first. */
+	if (stat(dir, &sb) != 0)
+		return -errno;
+	return dir_is_safe(&sb);
 }

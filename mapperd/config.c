@@ -23,10 +23,17 @@ void config_defaults(struct md_config *c)
 	c->retry_delay = 10 * 60 * MS_PER_S;
 	c->ioprio_class = 3;
 	snprintf(c->control_socket, sizeof(c->control_socket), "%s", MAPPERD_SOCKET_PATH);
+	snprintf(c->state_directory, sizeof(c->state_directory), "%s", MAPPERD_STATE_DIR);
 	c->fanotify = true;
 	c->kmsg = true;
 	c->event_scans = true;
 	c->dedup_window = 2 * MS_PER_S;
+	/* About a second of one disk's sequential reads: the latency asked of a
+	 * report.  A larger file is read piece by piece, report by report. */
+	c->event_read_limit = 256ULL << 20;
+	/* A user who can read a damaged file can cause reports at will; each
+	 * may ask for a scan.  At most four of each kind a day per filesystem. */
+	c->event_scan_interval = 6 * 3600 * MS_PER_S;
 	c->log_level = LOG_INFO;
 }
 
@@ -166,7 +173,11 @@ static int parse_list(const char *s, char ***out, size_t *n)
 		} else {
 			while (*s && *s != ' ' && *s != '\t' && *s != ',' && len < sizeof(item) - 1)
 				item[len++] = *s++;
+			if (*s && *s != ' ' && *s != '\t' && *s != ',')
+				return -EINVAL;	/* longer than any path: not cut in two */
 		}
+		if (len == 0)
+			return -EINVAL;		/* "": names nothing (found by fuzz_config) */
 		item[len] = '\0';
 		char **v = realloc(*out, (*n + 1) * sizeof(*v));
 		if (!v)
@@ -222,7 +233,18 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 		}
 		c->all_filesystems = false;
 		*why = "wants 'all' or mount points and UUIDs";
-		return parse_list(val, &c->filesystems, &c->nfilesystems);
+		int rc = parse_list(val, &c->filesystems, &c->nfilesystems);
+		/* "all" however written (",all", "\"all\"") means all; in a list
+		 * of names it is a mistake (found by fuzz_config). */
+		for (size_t i = 0; rc == 0 && i < c->nfilesystems; i++)
+			if (!strcmp(c->filesystems[i], "all"))
+				rc = c->nfilesystems == 1 ? 1 : -EINVAL;
+		if (rc == 1) {
+			c->all_filesystems = true;
+			free_list(&c->filesystems, &c->nfilesystems);
+			rc = 0;
+		}
+		return rc;
 	}
 	if (!strcmp(key, "exclude")) {
 		*why = "wants mount points and UUIDs";
@@ -241,6 +263,12 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 		return config_parse_duration(val, &c->retry_delay);
 	if (!strcmp(key, "dedup_window"))
 		return config_parse_duration(val, &c->dedup_window);
+	if (!strcmp(key, "event_scan_interval"))
+		return config_parse_duration(val, &c->event_scan_interval);
+	if (!strcmp(key, "event_read_limit")) {
+		*why = "wants bytes such as 256M, or 0 to read whole files";
+		return config_parse_size(val, &c->event_read_limit);
+	}
 	if (!strcmp(key, "ioprio")) {
 		*why = "wants idle, be or be:0..7";
 		return parse_ioprio(val, &c->ioprio_class, &c->ioprio_level);
@@ -266,6 +294,8 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 	}
 	if (!strcmp(key, "control_socket"))
 		return set_path(c->control_socket, sizeof(c->control_socket), val);
+	if (!strcmp(key, "state_directory"))
+		return set_path(c->state_directory, sizeof(c->state_directory), val);
 	if (!strcmp(key, "control_group")) {
 		*why = "names no group of this system";
 		if (!val[0]) {
@@ -406,10 +436,14 @@ void config_print(const struct md_config *c, FILE *out)
 	fprintf(out, "io_size = %" PRIu32 "\n", c->io_size);
 	fprintf(out, "database = %s\n", c->database);
 	fprintf(out, "control_socket = %s\n", c->control_socket);
+	fprintf(out, "state_directory = %s\n", c->state_directory);
 	fprintf(out, "control_group = %s\n", c->control_group);
 	fprintf(out, "fanotify = %s\n", c->fanotify ? "yes" : "no");
 	fprintf(out, "kmsg = %s\n", c->kmsg ? "yes" : "no");
 	fprintf(out, "event_scans = %s\n", c->event_scans ? "yes" : "no");
 	fprintf(out, "dedup_window = %s\n", config_duration_str(c->dedup_window, b, sizeof(b)));
+	fprintf(out, "event_read_limit = %" PRIu64 "\n", c->event_read_limit);
+	fprintf(out, "event_scan_interval = %s\n",
+		config_duration_str(c->event_scan_interval, b, sizeof(b)));
 	fprintf(out, "log_level = %s\n", log_level_name(c->log_level));
 }

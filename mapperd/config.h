@@ -16,6 +16,7 @@
 #define MAPPERD_CONFIG_PATH "/etc/mapper/mapperd.conf"
 #endif
 #define MAPPERD_SOCKET_PATH "/run/mapper/mapperd.sock"
+#define MAPPERD_STATE_DIR "/run/mapper"
 
 struct md_config {
 	char path[PATH_MAX];		/* file it came from; "" when only defaults */
@@ -35,11 +36,14 @@ struct md_config {
 	/* where */
 	char database[PATH_MAX];	/* "" : $MAPPER_DB or the library default */
 	char control_socket[PATH_MAX];
+	char state_directory[PATH_MAX];	/* the spool and other run-time state */
 	char control_group[64];		/* "" : only root may start scans */
 	gid_t control_gid;
 	/* event sources */
 	bool fanotify, kmsg, event_scans;
 	int64_t dedup_window;		/* ms */
+	uint64_t event_read_limit;	/* bytes read per file report, 0: whole file */
+	int64_t event_scan_interval;	/* ms between event-requested scans of a fs */
 	int log_level;			/* LOG_* */
 };
 

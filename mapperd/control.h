@@ -11,13 +11,19 @@
  *   help
  *
  * Anyone may ask for status and progress.  scan, cancel and reload need
- * root or membership of control_group (checked with SO_PEERCRED and
- * SO_PEERGROUPS).
+ * root or membership of control_group, decided for every request (see
+ * md_peer_privileged).
+ *
+ * No client can hold up the daemon's one loop: sockets are non-blocking,
+ * replies wait in a per-client queue sent on EPOLLOUT, and each client's
+ * input, output, requests per wakeup, request rate, idle time and
+ * connections per user are bounded (the limits are in control.c).
  */
 #ifndef MAPPERD_CONTROL_H
 #define MAPPERD_CONTROL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "textbuf.h"
@@ -27,19 +33,35 @@ struct md_daemon;
 int md_control_start(struct md_daemon *d, const char *path);
 void md_control_stop(struct md_daemon *d);
 
-/* Who is asking. */
+/* For status: connections now, and those refused or cut off so far. */
+struct md_control_stats {
+	int clients;
+	uint64_t refused;		/* over a connection limit */
+	uint64_t cut_off;		/* over the request rate */
+	uint64_t timed_out;		/* idle or not reading */
+};
+void md_control_stats(const struct md_daemon *d, struct md_control_stats *s);
+
+/* Who is asking: the credentials the kernel recorded at connect(). */
 struct md_peer {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
 	gid_t groups[64];
 	int ngroups;
-	bool privileged;		/* root or in control_group */
-	char name[64];			/* "root", "alice (uid 1000)" */
+	char name[64];			/* "root", "alice (uid 1000)"; "" until asked */
+	bool refusal_logged;		/* a refused request was logged already */
 };
 
+/* Fill @peer from a connected socket (SO_PEERCRED, SO_PEERGROUPS). */
+void md_peer_identify(int fd, struct md_peer *peer);
+/* May @peer start and cancel scans and reload, under today's configuration? */
+bool md_peer_privileged(const struct md_daemon *d, const struct md_peer *peer);
+/* The peer's name for logs and scan records (looked up on first use). */
+const char *md_peer_name(struct md_peer *peer);
+
 /* Handle one request line; the reply (with its final line) goes to @out. */
-void md_control_handle(struct md_daemon *d, const struct md_peer *peer, const char *line,
+void md_control_handle(struct md_daemon *d, struct md_peer *peer, const char *line,
 		       struct md_buf *out);
 
 #endif

@@ -51,7 +51,7 @@ static int open_findings(struct md_daemon *d, const struct md_fs *fs)
 {
 	int counts[MAP_STATE_NR];
 
-	if (!fs->fs_id || map_store_count(d->st, fs->fs_id, counts) != 0)
+	if (!d->st || !fs->fs_id || map_store_count(d->st, fs->fs_id, counts) != 0)
 		return 0;
 	return counts[MAP_STATE_OPEN];
 }
@@ -102,10 +102,12 @@ static void scan_text(struct md_buf *out, const struct md_scan_state *s)
 static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 {
 	struct md_pipeline_stats ps;
+	struct md_control_stats cs;
 	int nfan = 0, nfs = 0;
 	char a[32], b[32];
 
 	md_pipeline_get_stats(d->pipe, &ps);
+	md_control_stats(d, &cs);
 	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
 		nfs++;
 		nfan += fs->fan.fd >= 0;
@@ -132,8 +134,22 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 		map_json_uint(&j, "findings", ps.findings);
 		map_json_uint(&j, "new_findings", ps.new_findings);
 		map_json_uint(&j, "scans_requested", ps.scans_requested);
+		map_json_uint(&j, "rate_limited", ps.rate_limited);
+		map_json_uint(&j, "reads_limited", ps.reads_limited);
+		map_json_uint(&j, "scans_limited", ps.scans_limited);
+		map_json_uint(&j, "spooled", ps.spooled);
+		map_json_uint(&j, "spool_dropped", ps.spool_dropped);
+		map_json_uint(&j, "replayed", ps.replayed);
+		map_json_uint(&j, "spool_pending", ps.spool_pending);
+		map_json_bool(&j, "database_down", ps.db_down || !d->st);
 		map_json_double(&j, "last_latency", ps.last_latency);
 		map_json_double(&j, "max_latency", ps.max_latency);
+		map_json_end_obj(&j);
+		map_json_obj(&j, "control");
+		map_json_int(&j, "clients", cs.clients);
+		map_json_uint(&j, "refused", cs.refused);
+		map_json_uint(&j, "cut_off", cs.cut_off);
+		map_json_uint(&j, "timed_out", cs.timed_out);
 		map_json_end_obj(&j);
 		map_json_arr(&j, "filesystems");
 		for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
@@ -167,6 +183,20 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 		      PRIu64 " findings (%" PRIu64 " new); latency last %.3f s, max %.3f s\n",
 		      ps.received, ps.merged, ps.duplicates, ps.processed, ps.failed, ps.queued,
 		      ps.findings, ps.new_findings, ps.last_latency, ps.max_latency);
+	if (ps.dropped || ps.rate_limited || ps.reads_limited || ps.scans_limited)
+		md_buf_printf(out, "limits: %" PRIu64 " reports dropped (queue full), %" PRIu64
+			      " not taken (over a source's rate), %" PRIu64 " file reports read only "
+			      "event_read_limit bytes, %" PRIu64 " scans not requested "
+			      "(event_scan_interval)\n", ps.dropped, ps.rate_limited, ps.reads_limited,
+			      ps.scans_limited);
+	if (ps.db_down || !d->st || ps.spooled || ps.spool_pending)
+		md_buf_printf(out, "database: %s; %zu reports wait in the spool (%" PRIu64 " kept so "
+			      "far, %" PRIu64 " written since, %" PRIu64 " lost: spool full)\n",
+			      ps.db_down || !d->st ? "cannot be written now" : "writable",
+			      ps.spool_pending, ps.spooled, ps.replayed, ps.spool_dropped);
+	md_buf_printf(out, "control socket: %d connected; %" PRIu64 " connections refused (limits), %"
+		      PRIu64 " clients cut off (request rate), %" PRIu64 " timed out\n", cs.clients,
+		      cs.refused, cs.cut_off, cs.timed_out);
 	if (!d->fs_list)
 		md_buf_printf(out, "no XFS filesystem is watched\n");
 	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
@@ -247,17 +277,20 @@ static struct md_fs *target(struct md_daemon *d, const char *t, struct md_buf *o
 	return fs;
 }
 
-static bool need_privilege(const struct md_peer *peer, const char *what, struct md_buf *out)
+static bool need_privilege(struct md_daemon *d, struct md_peer *peer, const char *what,
+			   struct md_buf *out)
 {
-	if (peer->privileged)
+	if (md_peer_privileged(d, peer))
 		return true;
-	log_notice("control: %s refused for %s (pid %d): not root or in control_group", what,
-		   peer->name, (int)peer->pid);
+	if (!peer->refusal_logged)	/* once per connection: no log flood */
+		log_notice("control: %s refused for %s (pid %d): not root or in control_group", what,
+			   md_peer_name(peer), (int)peer->pid);
+	peer->refusal_logged = true;
 	md_buf_printf(out, "error: permission denied: %s needs root or the control group\n", what);
 	return false;
 }
 
-void md_control_handle(struct md_daemon *d, const struct md_peer *peer, const char *line,
+void md_control_handle(struct md_daemon *d, struct md_peer *peer, const char *line,
 		       struct md_buf *out)
 {
 	char cmd[16] = "", arg[16] = "";
@@ -292,19 +325,20 @@ void md_control_handle(struct md_daemon *d, const struct md_peer *peer, const ch
 				      "UUID\n");
 			return;
 		}
-		if (!need_privilege(peer, "starting a scan", out))
+		if (!need_privilege(d, peer, "starting a scan", out))
 			return;
 		struct md_fs *fs = target(d, rest + n, out);
 		if (!fs)
 			return;
 		char reason[96];
 		snprintf(reason, sizeof(reason), "requested through the control socket");
-		int rc = md_sched_request(d, fs, metadata, media, peer->name, reason, msg, sizeof(msg));
+		int rc = md_sched_request(d, fs, metadata, media, md_peer_name(peer), reason, msg,
+					  sizeof(msg));
 		md_buf_printf(out, "%s: %s\n", rc ? "error" : "ok", msg);
 		if (rc == 0)
 			md_sched_tick(d);
 	} else if (!strcmp(cmd, "cancel")) {
-		if (!need_privilege(peer, "cancelling a scan", out))
+		if (!need_privilege(d, peer, "cancelling a scan", out))
 			return;
 		struct md_fs *fs = target(d, rest, out);
 		if (!fs)
@@ -312,7 +346,7 @@ void md_control_handle(struct md_daemon *d, const struct md_peer *peer, const ch
 		int rc = md_sched_cancel(d, fs, msg, sizeof(msg));
 		md_buf_printf(out, "%s: %s\n", rc ? "error" : "ok", msg);
 	} else if (!strcmp(cmd, "reload")) {
-		if (!need_privilege(peer, "reloading the configuration", out))
+		if (!need_privilege(d, peer, "reloading the configuration", out))
 			return;
 		md_reload(d);
 		md_buf_printf(out, "ok: configuration %s read again\n",

@@ -65,6 +65,8 @@ struct md_daemon {
 	struct md_sched *sched;
 	struct md_control *ctl;
 	int64_t started;		/* unix ms */
+	dev_t db_dev;			/* where the database lives (dbguard.c) */
+	int64_t db_retry;		/* unix ms: next try while st is closed */
 	bool stopping;
 };
 

@@ -7,6 +7,7 @@
 #include <sys/epoll.h>
 
 #include "daemon.h"
+#include "dbguard.h"
 #include "discovery.h"
 #include "fanotify_source.h"
 #include "log.h"
@@ -87,7 +88,8 @@ static void add(struct md_daemon *d, const char *target, dev_t devno, int mnt_id
 	if (rc)
 		log_warn("%s %s: no sysfs entry for its device: %s", fs->uuid, fs->mountpoint,
 			 strerror(-rc));
-	rc = map_store_fs_upsert(d->st, info, &fs->fs_id);
+	md_db_fs_added(d, fs);		/* may open the database again */
+	rc = d->st ? map_store_fs_upsert(d->st, info, &fs->fs_id) : -EIO;
 	if (rc)
 		log_err("%s %s: cannot record the filesystem: %s", fs->uuid, fs->mountpoint,
 			map_strerror(rc));

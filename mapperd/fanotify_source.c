@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "dbguard.h"
 #include "fanotify_source.h"
 #include "log.h"
 #include "pipeline.h"
@@ -157,6 +158,7 @@ static void on_report(const struct md_fan_report *r, void *arg)
 	if (r->error == ESHUTDOWN && !fs->shut_down) {
 		fs->shut_down = true;
 		log_err("%s %s: the filesystem was shut down", fs->uuid, fs->mountpoint);
+		md_db_fs_shut_down(c->d, fs);
 	}
 	if (!ev) {
 		log_err("%s: out of memory for an error report", fs->uuid);

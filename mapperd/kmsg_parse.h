@@ -1,8 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Kernel log records (/dev/kmsg) that tell of damage: the block layer's
- * "<status> error, dev NAME, sector N", and XFS's metadata I/O error,
- * corruption and shutdown messages.  Pure text parsing.
+ * "<status> error, dev NAME, sector N op 0xO:(OP) flags 0xF phys_seg S prio
+ * class C", and XFS's metadata I/O error, corruption and shutdown messages.
+ * Pure text parsing.
+ *
+ * Any local user can get text of their choosing into the kernel log (a path
+ * or a name that some other subsystem echoes in its own message), so a line
+ * is recognised only when the whole message has the exact shape the 6.12
+ * kernel prints, from its first character to its last: a status word from
+ * the block layer's own table, an operation name that agrees with its code,
+ * a device name of the characters the kernel uses.  The record's structured
+ * fields (SUBSYSTEM=, DEVICE=) are returned for the caller to check against
+ * the device the text names: the block layer and XFS print these messages
+ * without them, so a record that has them came from some other printer.
  */
 #ifndef MAPPERD_KMSG_PARSE_H
 #define MAPPERD_KMSG_PARSE_H
@@ -30,7 +41,9 @@ struct md_kmsg_line {
 	uint64_t ino;
 	int error;			/* positive errno when said */
 	char what[48];			/* "I/O", "critical medium"; "xfs_dir3_data" */
-	char op[16];			/* "READ", "WRITE", "" when not said */
+	char op[16];			/* "READ", "WRITE", ... (block lines) */
+	char subsystem[32];		/* the record's SUBSYSTEM=, "" when it has none */
+	char device[48];		/* its DEVICE= ("b8:0", "+scsi:0:0:0:0"), or "" */
 	char text[256];			/* the message, for the record */
 };
 

@@ -9,16 +9,40 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "dbguard.h"
 #include "kmsg_parse.h"
 #include "kmsg_source.h"
 #include "log.h"
 #include "pipeline.h"
+#include "ratelimit.h"
 
 #define KMSG_RECORD_MAX 16384	/* the kernel's records are at most 8 KiB */
 #define DEFAULT_WINDOW (1024 * 1024)	/* when the disk does not say its request size */
+/*
+ * Reports per filesystem: the kernel prints its block-layer error lines and
+ * XFS its metadata I/O errors through printk ratelimits of 10 lines per 5 s
+ * per call site, so a real failing device gives at most a few lines a second
+ * per filesystem.  Two and a half times that never drops what the kernel
+ * itself lets through, and bounds what forged lines can queue.
+ */
+#define KMSG_BURST 30.0
+#define KMSG_RATE 4.0			/* per second */
+#define KMSG_FS_SLOTS 64		/* buckets kept; the least recently used is reused */
+/* Records handled per wakeup: a flood of kernel lines must not keep the
+ * loop (control socket, fanotify, signals) waiting; epoll wakes us again. */
+#define KMSG_RECORDS_PER_WAKEUP 256
+#define KMSG_WARN_SECS 10.0		/* at most one "reports dropped" line this often */
+
+struct kmsg_bucket {
+	char uuid[40];
+	struct md_ratelimit rl;
+};
 
 struct md_kmsg {
 	struct md_watch w;
+	struct kmsg_bucket bucket[KMSG_FS_SLOTS];
+	uint64_t limited, dropped;	/* since the last warning */
+	double warned;			/* md_mono() of the last warning */
 };
 
 /* The watched filesystem on whole disk @disk that holds disk sector @sector. */
@@ -51,6 +75,69 @@ static struct md_event *new_event(struct md_fs *fs, enum md_event_kind kind,
 	return ev;
 }
 
+/*
+ * The block layer and XFS print these lines without structured fields (6.12:
+ * printk_ratelimited, and XFS's own printk): a record that has them came from
+ * a driver's dev_printk, with text of its choosing.  Only a record that says
+ * it is about the very disk its text names is still taken.
+ */
+static bool own_record(const struct md_kmsg_line *l)
+{
+	char path[128], devt[32], want[40];
+	ssize_t n;
+	int fd;
+
+	if (!l->subsystem[0] && !l->device[0])
+		return true;
+	if (l->kind != MD_KMSG_BLOCK_ERROR || strcmp(l->subsystem, "block") != 0)
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", l->dev);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, devt, sizeof(devt) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	devt[n] = '\0';
+	devt[strcspn(devt, "\n")] = '\0';
+	snprintf(want, sizeof(want), "b%s", devt);
+	return strcmp(l->device, want) == 0;
+}
+
+/* Within this filesystem's share of reports?  Buckets by UUID. */
+static bool within_rate(struct md_kmsg *k, const char *uuid, double now)
+{
+	struct kmsg_bucket *b = NULL, *oldest = &k->bucket[0];
+
+	for (int i = 0; i < KMSG_FS_SLOTS && !b; i++) {
+		if (strcmp(k->bucket[i].uuid, uuid) == 0)
+			b = &k->bucket[i];
+		else if (k->bucket[i].rl.last < oldest->rl.last)
+			oldest = &k->bucket[i];
+	}
+	if (!b) {
+		b = oldest;
+		memset(b, 0, sizeof(*b));
+		snprintf(b->uuid, sizeof(b->uuid), "%s", uuid);
+	}
+	return md_ratelimit_take(&b->rl, now, KMSG_RATE, KMSG_BURST);
+}
+
+/* One warning per KMSG_WARN_SECS for what was dropped, with the counts. */
+static void warn_dropped(struct md_kmsg *k, double now)
+{
+	if (!k->limited && !k->dropped)
+		return;
+	if (k->warned && now - k->warned < KMSG_WARN_SECS)
+		return;
+	log_warn("kmsg: %" PRIu64 " reports over the per-filesystem limit (%.0f a second) and "
+		 "%" PRIu64 " with the event queue full were not taken", k->limited, KMSG_RATE,
+		 k->dropped);
+	k->limited = k->dropped = 0;
+	k->warned = now;
+}
+
 static bool is_media_errno(int e)
 {
 	return e == EIO || e == ENODATA || e == EILSEQ || e == EREMOTEIO || e == ENOLINK ||
@@ -63,6 +150,21 @@ static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line
 	struct md_event *ev = NULL;
 	struct md_fs *fs;
 
+	if (!own_record(l)) {
+		log_debug("kmsg: a line shaped like the %s's own came with SUBSYSTEM=%s DEVICE=%s: "
+			  "not taken", l->kind == MD_KMSG_BLOCK_ERROR ? "block layer" : "XFS",
+			  l->subsystem, l->device);
+		return NULL;
+	}
+	/* Sector numbers are text: one whose byte offset or end does not fit
+	 * in 64 bits is no real disk's (and would wrap below). */
+	uint64_t start_bytes, length_bytes, end_bytes;
+	if (__builtin_mul_overflow(l->sector, 512, &start_bytes) ||
+	    __builtin_mul_overflow(l->length ? l->length : 1, 512, &length_bytes) ||
+	    __builtin_add_overflow(start_bytes, length_bytes, &end_bytes)) {
+		log_debug("kmsg: %s sector %" PRIu64 ": beyond any disk", l->dev, l->sector);
+		return NULL;
+	}
 	if (l->kind == MD_KMSG_BLOCK_ERROR) {
 		if (l->op[0] && strcmp(l->op, "READ") != 0 && strcmp(l->op, "WRITE") != 0)
 			return NULL;	/* discard, flush, zone ops: no data at stake */
@@ -72,7 +174,7 @@ static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line
 				  l->dev, l->sector);
 			return NULL;
 		}
-		uint64_t byte = (l->sector - fs->bdev.start) * 512;
+		uint64_t byte = (l->sector - fs->bdev.start) * 512;	/* fits: checked above */
 		uint64_t window = fs->bdev.max_io ? fs->bdev.max_io : DEFAULT_WINDOW;
 		if (d->pipe && md_pipeline_self_inflicted(d->pipe, fs->dev, byte, 512)) {
 			log_debug("kmsg: %s sector %" PRIu64 ": our own read", l->dev, l->sector);
@@ -100,8 +202,8 @@ static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line
 	case MD_KMSG_XFS_METADATA_IO:
 		ev = new_event(fs, MD_EV_RANGE, l);
 		if (ev) {
-			ev->start = l->sector * 512;
-			ev->length = (l->length ? l->length : 1) * 512;
+			ev->start = start_bytes;
+			ev->length = length_bytes;
 			/* Unreadable: find exactly what.  Read but wrong: the
 			 * whole buffer is damaged, reading it again says nothing. */
 			ev->verify = is_media_errno(l->error);
@@ -110,7 +212,7 @@ static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line
 	case MD_KMSG_XFS_CORRUPT_BLOCK:
 		ev = new_event(fs, MD_EV_RANGE, l);
 		if (ev) {
-			ev->start = l->sector * 512;
+			ev->start = start_bytes;
 			ev->length = fs->blocksize ? fs->blocksize : 4096;
 		}
 		break;
@@ -120,9 +222,11 @@ static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line
 			ev->ino = l->ino;
 		break;
 	case MD_KMSG_XFS_SHUTDOWN:
-		if (!fs->shut_down)
+		if (!fs->shut_down) {
 			log_err("%s %s: the filesystem was shut down", fs->uuid, fs->mountpoint);
-		fs->shut_down = true;
+			fs->shut_down = true;
+			md_db_fs_shut_down(d, fs);
+		}
 		/* fall through */
 	case MD_KMSG_XFS_CORRUPTION:
 		ev = new_event(fs, MD_EV_FS, l);
@@ -135,12 +239,13 @@ static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line
 
 static void kmsg_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
 {
+	struct md_kmsg *k = w->arg;
 	char *rec = malloc(KMSG_RECORD_MAX);
 
 	(void)events;
 	if (!rec)
 		return;
-	for (;;) {
+	for (int records = 0; records < KMSG_RECORDS_PER_WAKEUP; records++) {
 		struct md_kmsg_line l;
 		ssize_t n = read(w->fd, rec, KMSG_RECORD_MAX - 1);
 
@@ -172,10 +277,17 @@ static void kmsg_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
 		struct md_event *ev = event_for(d, &l);
 		if (!ev)
 			continue;
+		if (!within_rate(k, ev->uuid, md_mono())) {
+			k->limited++;
+			md_pipeline_count_limited(d->pipe, 1);
+			free(ev);
+			continue;
+		}
 		log_notice("%s %s: kernel log: %s", ev->uuid, ev->mountpoint, l.text);
 		if (md_pipeline_submit(d->pipe, ev) < 0)
-			log_warn("%s: event queue full, report dropped", l.dev);
+			k->dropped++;
 	}
+	warn_dropped(k, md_mono());
 	free(rec);
 }
 

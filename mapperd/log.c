@@ -2,9 +2,11 @@
 /* mapperd's log: "<N>text" lines on stderr, safe to call from any thread. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "map.h"
 
 static volatile int max_level = LOG_INFO;
 
@@ -48,6 +50,13 @@ void log_msg(int prio, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	va_end(ap);
+	/* Mount points, labels, device models and serials come from whoever
+	 * made them; escaped, they cannot forge a line or drive a terminal. */
+	char *esc = map_escape_text(line + n);
+	if (esc) {
+		snprintf(line + n, sizeof(line) - (size_t)n, "%s", esc);
+		free(esc);
+	}
 	/* One write per line, so lines of different threads never mix. */
 	size_t len = strlen(line);
 	if (len < sizeof(line) - 1)

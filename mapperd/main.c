@@ -19,6 +19,7 @@
 
 #include "control.h"
 #include "daemon.h"
+#include "dbguard.h"
 #include "discovery.h"
 #include "fanotify_source.h"
 #include "kmsg_source.h"
@@ -85,7 +86,14 @@ static void apply_sources(struct md_daemon *d)
 {
 	int rc;
 
-	md_pipeline_configure(d->pipe, d->cfg.dedup_window, d->cfg.event_scans);
+	struct md_pipeline_conf pc = {
+		.dedup_window_ms = d->cfg.dedup_window,
+		.event_scans = d->cfg.event_scans,
+		.read_limit = d->cfg.event_read_limit,
+		.scan_interval_ms = d->cfg.event_scan_interval,
+	};
+
+	md_pipeline_configure(d->pipe, &pc);
 	if (d->cfg.kmsg && !d->kmsg) {
 		rc = md_kmsg_start(d);
 		if (rc)
@@ -117,9 +125,12 @@ void md_reload(struct md_daemon *d)
 	}
 	apply_overrides(&c);
 	if (strcmp(c.database, d->cfg.database) != 0 ||
-	    strcmp(c.control_socket, d->cfg.control_socket) != 0)
-		log_warn("database and control_socket changes take effect at the next start");
+	    strcmp(c.control_socket, d->cfg.control_socket) != 0 ||
+	    strcmp(c.state_directory, d->cfg.state_directory) != 0)
+		log_warn("database, control_socket and state_directory changes take effect at the "
+			 "next start");
 	snprintf(c.database, sizeof(c.database), "%s", d->cfg.database);
+	snprintf(c.state_directory, sizeof(c.state_directory), "%s", d->cfg.state_directory);
 	snprintf(c.control_socket, sizeof(c.control_socket), "%s", d->cfg.control_socket);
 	config_free(&d->cfg);
 	d->cfg = c;
@@ -217,7 +228,10 @@ static void run_loop(struct md_daemon *d)
 {
 	while (!d->stopping) {
 		struct epoll_event ev;
-		int timeout = md_sched_tick(d);
+		int timeout = md_sched_tick(d), db_timeout = md_db_tick(d);
+
+		if (db_timeout >= 0 && (timeout < 0 || db_timeout < timeout))
+			timeout = db_timeout;
 
 		/* One event at a time: a handler may free another's watch. */
 		int n = epoll_wait(d->epfd, &ev, 1, timeout);
@@ -315,6 +329,7 @@ int main(int argc, char **argv)
 			map_strerror(rc));
 		goto fail;
 	}
+	md_db_init(d);
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->sig.fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (d->epfd < 0 || d->sig.fd < 0) {
@@ -335,7 +350,15 @@ int main(int argc, char **argv)
 	}
 	if (rc)
 		goto fail;
-	rc = md_pipeline_start(d->db_path, &d->pipe);
+	/* Reports the database cannot take wait in STATE/spool. */
+	char spool_dir[PATH_MAX + 8];
+	snprintf(spool_dir, sizeof(spool_dir), "%.4000s/spool", d->cfg.state_directory);
+	rc = strlen(d->cfg.state_directory) > 4000 ? -ENAMETOOLONG :
+	     map_dir_ensure(d->cfg.state_directory, 0755);
+	if (rc)
+		log_err("state directory %s: %s; no spool for reports the database cannot take",
+			d->cfg.state_directory, map_strerror(rc));
+	rc = md_pipeline_start(d->db_path, rc ? NULL : spool_dir, &d->pipe);
 	if (rc) {
 		fprintf(stderr, "mapperd: cannot start the event pipeline: %s\n", strerror(-rc));
 		goto fail;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "dbwriter.h"
 #include "dedup.h"
 #include "findlog.h"
 #include "health.h"
@@ -24,12 +25,16 @@
 #include "xfs_abi.h"
 
 #define QUEUE_MAX 1024
+/* The kernel log can be made to say things by anyone (see kmsg_parse.h):
+ * its reports may fill only half the queue, fanotify's always find room. */
+#define KMSG_QUEUE_MAX (QUEUE_MAX / 2)
 #define MAX_REQUESTS 32
+#define READ_CURSORS 64		/* files whose partial reads we remember (LRU) */
+#define SCAN_MARKS 64		/* filesystems whose last requested scans we remember */
 #define RECENT_RANGES 64
 #define SELF_INFLICTED_SECS 10.0	/* how long our own reads explain kernel log lines */
 #define KMSG_WAIT_SECS 1.0		/* how long a fs-wide report waits for a located one */
 #define MAX_SICK_INODES 64
-#define BUSY_RETRIES 30		/* times the store's own 10 s busy timeout */
 
 struct recent_range {
 	dev_t dev;
@@ -42,6 +47,22 @@ struct located_fs {
 	double at;			/* md_mono() when a range was last located */
 };
 
+/* Where the next report of a file larger than the read limit starts reading,
+ * so repeated reports cover it piece by piece instead of its start again. */
+struct read_cursor {
+	char uuid[40];
+	uint64_t ino;
+	uint32_t gen;
+	uint64_t next;			/* bytes into its written extents */
+	double used;			/* md_mono(); 0: free */
+};
+
+/* When a scan of a filesystem was last requested, per kind. */
+struct scan_mark {
+	char uuid[40];
+	double metadata, media;		/* md_mono(); 0: never */
+};
+
 struct md_pipeline {
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -50,9 +71,9 @@ struct md_pipeline {
 	size_t queued;
 	bool stop;
 	char db_path[PATH_MAX];
+	size_t queued_kmsg;		/* of queued, from the kernel log */
 	struct md_dedup dedup;
-	int64_t window_ms;
-	bool event_scans;
+	struct md_pipeline_conf conf;
 	struct md_pipeline_stats stats;
 	struct recent_range recent[RECENT_RANGES];
 	unsigned int next_recent;
@@ -60,6 +81,11 @@ struct md_pipeline {
 	unsigned int next_located;
 	struct md_scan_req reqs[MAX_REQUESTS];
 	size_t nreqs;
+	struct scan_mark marks[SCAN_MARKS];
+	struct read_cursor cursors[READ_CURSORS];	/* worker thread only */
+	struct md_dbwriter *db;				/* worker thread only */
+	struct md_dbwriter_stats dbstats;		/* its last figures */
+	bool release_db;				/* asked to give the database up */
 	int notify_fd;
 };
 
@@ -73,6 +99,18 @@ struct outcome {
 
 /* ---- queue ---- */
 
+static bool from_kmsg(const struct md_event *ev)
+{
+	return strcmp(ev->source, "kmsg") == 0;
+}
+
+void md_pipeline_count_limited(struct md_pipeline *p, uint64_t n)
+{
+	pthread_mutex_lock(&p->lock);
+	p->stats.rate_limited += n;
+	pthread_mutex_unlock(&p->lock);
+}
+
 int md_pipeline_submit(struct md_pipeline *p, struct md_event *ev)
 {
 	char key[MD_DEDUP_KEY];
@@ -84,10 +122,11 @@ int md_pipeline_submit(struct md_pipeline *p, struct md_event *ev)
 	if (ev->count > 1)
 		p->stats.merged++;
 	/* A merged report stands for errors we have not seen: never drop it. */
-	if (ev->count <= 1 && md_dedup_seen(&p->dedup, key, md_now_ms(), p->window_ms)) {
+	if (ev->count <= 1 &&
+	    md_dedup_seen(&p->dedup, key, md_now_ms(), p->conf.dedup_window_ms)) {
 		p->stats.duplicates++;
 		rc = 1;
-	} else if (p->queued >= QUEUE_MAX) {
+	} else if (p->queued >= QUEUE_MAX || (from_kmsg(ev) && p->queued_kmsg >= KMSG_QUEUE_MAX)) {
 		p->stats.dropped++;
 		rc = -ENOSPC;
 	} else {
@@ -98,6 +137,7 @@ int md_pipeline_submit(struct md_pipeline *p, struct md_event *ev)
 			p->head = ev;
 		p->tail = ev;
 		p->queued++;
+		p->queued_kmsg += from_kmsg(ev);
 		pthread_cond_signal(&p->cond);
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -111,13 +151,29 @@ int md_pipeline_submit(struct md_pipeline *p, struct md_event *ev)
  * first: a filesystem-wide one is often explained by one of those (XFS
  * reports a metadata read error fs-wide and logs its daddr at once).
  */
-static struct md_event *next_event(struct md_pipeline *p)
+static struct md_event *next_event(struct md_pipeline *p, double wait)
 {
 	struct md_event *ev = NULL, **pp;
+	struct timespec until;
 
+	clock_gettime(CLOCK_REALTIME, &until);
+	if (wait >= 0) {
+		until.tv_sec += (time_t)wait;
+		until.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+	}
 	pthread_mutex_lock(&p->lock);
-	while (!p->head && !p->stop)
-		pthread_cond_wait(&p->cond, &p->lock);
+	/* Woken for a report, a stop, a release of the database, or when the
+	 * database writer has something due (@wait seconds; < 0: nothing). */
+	while (!p->head && !p->stop && !p->release_db) {
+		if (wait < 0)
+			pthread_cond_wait(&p->cond, &p->lock);
+		else if (pthread_cond_timedwait(&p->cond, &p->lock, &until) == ETIMEDOUT)
+			break;
+	}
 	if (!p->stop && p->head) {
 		for (pp = &p->head; *pp && (*pp)->kind == MD_EV_FS; pp = &(*pp)->next)
 			;
@@ -134,6 +190,7 @@ static struct md_event *next_event(struct md_pipeline *p)
 			p->tail = t;
 		}
 		p->queued--;
+		p->queued_kmsg -= from_kmsg(ev);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return ev;
@@ -206,12 +263,65 @@ static bool located_recently(struct md_pipeline *p, const char *uuid, double sin
 
 /* ---- scan requests for the scheduler ---- */
 
-static void request_scan(struct md_pipeline *p, const char *uuid, bool metadata, bool media,
+static bool event_scans(struct md_pipeline *p)
+{
+	bool yes;
+
+	pthread_mutex_lock(&p->lock);
+	yes = p->conf.event_scans;
+	pthread_mutex_unlock(&p->lock);
+	return yes;
+}
+
+/*
+ * Was a scan of this kind requested for @uuid less than event_scan_interval
+ * ago?  Otherwise note that one is requested now.  Reports a user can cause
+ * (reading a damaged file again) must not turn into one scan each.
+ */
+static bool scan_too_soon(struct md_pipeline *p, const char *uuid, bool metadata, bool media,
+			  double now)
+{
+	double interval = (double)p->conf.scan_interval_ms / 1000;
+	struct scan_mark *m = NULL, *oldest = &p->marks[0];
+
+	for (int i = 0; i < SCAN_MARKS && !m; i++) {
+		struct scan_mark *c = &p->marks[i];
+
+		if (strcmp(c->uuid, uuid) == 0)
+			m = c;
+		else if ((c->metadata > c->media ? c->metadata : c->media) <
+			 (oldest->metadata > oldest->media ? oldest->metadata : oldest->media))
+			oldest = c;
+	}
+	if (!m) {
+		m = oldest;
+		memset(m, 0, sizeof(*m));
+		snprintf(m->uuid, sizeof(m->uuid), "%s", uuid);
+	}
+	if ((metadata && m->metadata && now - m->metadata < interval) ||
+	    (media && m->media && now - m->media < interval))
+		return true;
+	if (metadata)
+		m->metadata = now;
+	if (media)
+		m->media = now;
+	return false;
+}
+
+/* Ask the scheduler for a scan; false (and counted) when within the interval. */
+static bool request_scan(struct md_pipeline *p, const char *uuid, bool metadata, bool media,
 			 const char *reason)
 {
 	uint64_t one = 1;
 
 	pthread_mutex_lock(&p->lock);
+	if (scan_too_soon(p, uuid, metadata, media, md_mono())) {
+		p->stats.scans_limited++;
+		pthread_mutex_unlock(&p->lock);
+		log_info("%s: no %s scan requested for \"%s\": one was requested less than "
+			 "event_scan_interval ago", uuid, media ? "media" : "metadata", reason);
+		return false;
+	}
 	if (p->nreqs < MAX_REQUESTS) {
 		struct md_scan_req *r = &p->reqs[p->nreqs++];
 
@@ -225,6 +335,7 @@ static void request_scan(struct md_pipeline *p, const char *uuid, bool metadata,
 	if (write(p->notify_fd, &one, sizeof(one)) < 0) {
 		/* the counter is only a wake-up */
 	}
+	return true;
 }
 
 size_t md_pipeline_take_requests(struct md_pipeline *p, struct md_scan_req *out, size_t max)
@@ -398,6 +509,10 @@ static int scrub_inode(struct map_fs *fs, const struct md_sick_inode *si, struct
 	size_t first = o->n;
 	int rc = 0;
 
+	/* Without online scrub every call fails ENOTTY: that says nothing
+	 * about the inode, and must not become a finding. */
+	if (map_scrub_probe(map_fs_fd(fs)) == -MAP_ENOSCRUB)
+		return 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct map_scrub_result r = { .type = types[i], .ino = si->ino, .gen = si->gen };
 
@@ -424,17 +539,108 @@ static int scrub_inode(struct map_fs *fs, const struct md_sick_inode *si, struct
 	return 0;
 }
 
+/* The cursor of a file, a free or the least recently used one when new. */
+static struct read_cursor *cursor_of(struct md_pipeline *p, const char *uuid, uint64_t ino,
+				     uint32_t gen)
+{
+	struct read_cursor *c = NULL, *lru = &p->cursors[0];
+
+	for (int i = 0; i < READ_CURSORS && !c; i++) {
+		struct read_cursor *x = &p->cursors[i];
+
+		if (x->used && x->ino == ino && x->gen == gen && strcmp(x->uuid, uuid) == 0)
+			c = x;
+		else if (x->used < lru->used)
+			lru = x;
+	}
+	if (!c) {
+		c = lru;
+		*c = (struct read_cursor){ .ino = ino, .gen = gen };
+		snprintf(c->uuid, sizeof(c->uuid), "%s", uuid);
+	}
+	c->used = md_mono();
+	return c;
+}
+
+/* Bytes [skip, skip+max) of the concatenated @all, as device ranges in @out. */
+static int ranges_window(const struct map_range_list *all, uint64_t skip, uint64_t max,
+			 struct map_range_list *out)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < all->n && max; i++) {
+		uint64_t start = all->v[i].start, len = all->v[i].length;
+
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		start += skip;
+		len -= skip;
+		skip = 0;
+		if (len > max)
+			len = max;
+		rc = map_range_add(out, start, len);
+		max -= len;
+	}
+	return rc;
+}
+
+/*
+ * Which of a file's written ranges this report reads: all of them, or at most
+ * event_read_limit bytes (whole blocks) from where the last report of the same
+ * file stopped.  Says so in the note; *partial when not the whole file.
+ */
+static int choose_reads(struct md_pipeline *p, struct map_fs *fs, uint64_t ino, uint32_t gen,
+			struct map_range_list *all, struct map_range_list *out, bool *partial,
+			struct outcome *o)
+{
+	const struct map_fs_info *info = map_fs_info(fs);
+	uint64_t total = map_range_total(all), limit, bs = info->geo.blocksize;
+	struct read_cursor *c;
+	int rc;
+
+	pthread_mutex_lock(&p->lock);
+	limit = p->conf.read_limit;
+	pthread_mutex_unlock(&p->lock);
+	*partial = false;
+	if (!limit || total <= limit) {
+		*out = *all;
+		*all = (struct map_range_list){ 0 };
+		return 0;
+	}
+	limit = bs && limit >= bs ? limit / bs * bs : (bs ? bs : limit);
+	c = cursor_of(p, info->uuid, ino, gen);
+	if (c->next >= total)
+		c->next = 0;
+	rc = ranges_window(all, c->next, limit, out);
+	if (rc)
+		return rc;
+	snprintf(o->note, sizeof(o->note), "; read %" PRIu64 " of the file's %" PRIu64
+		 " bytes from byte %" PRIu64 " (event_read_limit)", map_range_total(out), total,
+		 c->next);
+	c->next += limit;
+	*partial = true;
+	pthread_mutex_lock(&p->lock);
+	p->stats.reads_limited++;
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
 /*
  * An inode: read the extents of its data fork to find exactly which bytes
- * are bad; when none are, ask scrub whether its metadata is broken.
+ * are bad (at most event_read_limit of them per report); when none are, ask
+ * scrub whether its metadata is broken, and leave the rest of a file too
+ * large to read at once to a media scan.
  */
 static int look_at_inode(struct md_pipeline *p, struct map_fs *fs, uint64_t ino, uint32_t gen,
 			 struct outcome *o)
 {
 	const struct map_fs_info *info = map_fs_info(fs);
 	struct md_sick_inode si = { .ino = ino, .gen = gen };
-	struct map_range_list ranges = { 0 };
+	struct map_range_list ranges = { 0 }, reads = { 0 };
 	struct bad_list bad = { 0 };
+	bool partial = false;
 	int fd, rc;
 
 	rc = md_health_inode(fs, ino, &si);
@@ -452,8 +658,10 @@ static int look_at_inode(struct md_pipeline *p, struct map_fs *fs, uint64_t ino,
 	if (fd >= 0) {
 		rc = map_file_ranges(fd, &ranges);
 		close(fd);
-		if (rc == 0 && ranges.n)
-			rc = verify(p, fs, &ranges, &bad);
+		if (rc == 0)
+			rc = choose_reads(p, fs, ino, si.gen, &ranges, &reads, &partial, o);
+		if (rc == 0 && reads.n)
+			rc = verify(p, fs, &reads, &bad);
 	} else if (fd != -ELOOP && fd != -EINVAL) {
 		log_debug("%s: cannot open inode %" PRIu64 ": %s", info->uuid, ino, map_strerror(fd));
 	}
@@ -463,7 +671,12 @@ static int look_at_inode(struct md_pipeline *p, struct map_fs *fs, uint64_t ino,
 	}
 	if (rc == 0 && bad.ranges.n == 0)
 		rc = scrub_inode(fs, &si, o);
+	if (rc == 0 && bad.ranges.n == 0 && o->n == 0 && partial && event_scans(p) &&
+	    request_scan(p, info->uuid, false, true, "a file report larger than event_read_limit"))
+		snprintf(o->note + strlen(o->note), sizeof(o->note) - strlen(o->note),
+			 "; media scan requested for the rest");
 	map_range_free(&ranges);
+	map_range_free(&reads);
 	map_range_free(&bad.ranges);
 	return rc;
 }
@@ -498,7 +711,7 @@ static int look_at_health(struct md_pipeline *p, struct map_fs *fs, const struct
 	int rc;
 
 	pthread_mutex_lock(&p->lock);
-	scans = p->event_scans;
+	scans = p->conf.event_scans;
 	pthread_mutex_unlock(&p->lock);
 
 	if (ev->kind == MD_EV_FS && ev->error == ESHUTDOWN) {
@@ -512,9 +725,10 @@ static int look_at_health(struct md_pipeline *p, struct map_fs *fs, const struct
 		if (wait_located(p, info->uuid, ev->received)) {
 			snprintf(o->note, sizeof(o->note), "; placed by the kernel log");
 		} else if (scans) {
-			request_scan(p, info->uuid, true, false,
-				     "metadata read error the kernel did not place (fanotify)");
-			snprintf(o->note, sizeof(o->note), "; metadata scan requested");
+			bool asked = request_scan(p, info->uuid, true, false, "metadata read error "
+						  "the kernel did not place (fanotify)");
+			snprintf(o->note, sizeof(o->note), "; %s", asked ? "metadata scan requested"
+				 : "no metadata scan: one was requested within event_scan_interval");
 		}
 		return 0;
 	}
@@ -531,16 +745,21 @@ static int look_at_health(struct md_pipeline *p, struct map_fs *fs, const struct
 
 		snprintf(why, sizeof(why), "kernel marked %s sick (%s report)",
 			 h.sick_ags ? "allocation groups" : "filesystem metadata", ev->source);
-		request_scan(p, info->uuid, true, false, why);
-		snprintf(o->note, sizeof(o->note), "; metadata scan requested");
+		bool asked = request_scan(p, info->uuid, true, false, why);
+		snprintf(o->note, sizeof(o->note), "; %s", asked ? "metadata scan requested"
+			 : "no metadata scan: one was requested within event_scan_interval");
 	}
 	if (rc == 0 && scans && ev->count > 1 && is_media_error(ev->error)) {
 		/* Merged read errors: only the first one's inode is known; the
 		 * others may be file data anywhere, which only reading finds. */
-		request_scan(p, info->uuid, false, true,
-			     "several read errors merged into one report (fanotify)");
-		snprintf(o->note, sizeof(o->note), "; media scan requested for the other %" PRIu32
-			 " errors", ev->count - 1);
+		if (request_scan(p, info->uuid, false, true,
+				 "several read errors merged into one report (fanotify)"))
+			snprintf(o->note, sizeof(o->note), "; media scan requested for the other %"
+				 PRIu32 " errors", ev->count - 1);
+		else
+			snprintf(o->note, sizeof(o->note), "; no media scan for the other %" PRIu32
+				 " errors: one was requested within event_scan_interval",
+				 ev->count - 1);
 	}
 	md_health_free(&h);
 	return rc;
@@ -548,45 +767,9 @@ static int look_at_health(struct md_pipeline *p, struct map_fs *fs, const struct
 
 /* ---- one event ---- */
 
-static int record(struct md_pipeline *p, struct map_store *st, const struct map_fs_info *info,
-		  const struct md_event *ev, struct outcome *o, int *nnew)
+static bool stopping_cb(void *arg)
 {
-	struct map_event row = { .ino = ev->ino, .gen = ev->gen, .error = ev->error };
-	int64_t fs_id = 0;
-	int rc;
-
-	(void)p;
-	*nnew = 0;
-	rc = map_store_begin(st);
-	if (rc)
-		return rc;
-	rc = map_store_fs_upsert(st, info, &fs_id);
-	for (size_t i = 0; rc == 0 && i < o->n; i++) {
-		bool is_new = false;
-
-		o->v[i].fs_id = fs_id;
-		rc = map_store_finding_record(st, 0, &o->v[i], &is_new);
-		if (rc == 0 && is_new)
-			(*nnew)++;
-		if (rc == 0)
-			md_log_finding(info->uuid, info->mountpoint, &o->v[i], is_new, ev->source);
-	}
-	if (rc == 0) {
-		row.fs_id = fs_id;
-		snprintf(row.source, sizeof(row.source), "%s", ev->source);
-		snprintf(row.detail, sizeof(row.detail), "%.160s; %zu finding%s%.80s", ev->detail, o->n,
-			 o->n == 1 ? "" : "s", o->note);
-		rc = map_store_event_add(st, &row);
-	}
-	if (rc == 0)
-		rc = map_store_commit(st);
-	if (rc)
-		map_store_rollback(st);
-	return rc;
-}
-
-static bool stopping(struct md_pipeline *p)
-{
+	struct md_pipeline *p = arg;
 	bool stop;
 
 	pthread_mutex_lock(&p->lock);
@@ -595,7 +778,44 @@ static bool stopping(struct md_pipeline *p)
 	return stop;
 }
 
-static int process(struct md_pipeline *p, struct map_store *st, struct md_event *ev)
+
+/*
+ * Write what @ev turned into through the database writer (or its spool).
+ * @info is the filesystem's, or NULL when it could not be opened (then only
+ * the report's uuid and mount point are known).  0 written or kept.
+ */
+static int record(struct md_pipeline *p, const struct map_fs_info *info, const struct md_event *ev,
+		  struct outcome *o, int *nnew)
+{
+	struct md_spool_entry *e = calloc(1, sizeof(*e));
+	int rc;
+
+	*nnew = 0;
+	if (!e)
+		return -ENOMEM;
+	if (info) {
+		e->have_info = true;
+		e->info = *info;
+	} else {
+		snprintf(e->info.uuid, sizeof(e->info.uuid), "%s", ev->uuid);
+		snprintf(e->info.mountpoint, sizeof(e->info.mountpoint), "%s", ev->mountpoint);
+	}
+	e->row = (struct map_event){ .ino = ev->ino, .gen = ev->gen, .error = ev->error };
+	snprintf(e->row.source, sizeof(e->row.source), "%s", ev->source);
+	snprintf(e->row.detail, sizeof(e->row.detail), "%.160s; %zu finding%s%.80s", ev->detail,
+		 o->n, o->n == 1 ? "" : "s", o->note);
+	e->v = o->v;			/* lent, not given */
+	e->n = o->n;
+	rc = md_dbwriter_write(p->db, e, nnew, stopping_cb, p);
+	free(e);
+	pthread_mutex_lock(&p->lock);
+	md_dbwriter_get_stats(p->db, &p->dbstats);
+	pthread_mutex_unlock(&p->lock);
+	return rc < 0 ? rc : 0;
+}
+
+
+static int process(struct md_pipeline *p, struct md_event *ev)
 {
 	struct outcome o = { 0 };
 	struct map_fs *fs;
@@ -609,6 +829,12 @@ static int process(struct md_pipeline *p, struct map_store *st, struct md_event 
 	if (rc) {
 		if (fs)
 			map_fs_close(fs);
+		if (ev->kind == MD_EV_FS && ev->error == ESHUTDOWN && rc != -MAP_EUNMOUNTED) {
+			/* A shut-down filesystem cannot be opened, but its
+			 * shutdown is news worth a row all the same. */
+			snprintf(o.note, sizeof(o.note), "; the filesystem is shut down");
+			return record(p, NULL, ev, &o, &nnew);
+		}
 		log_notice("%s %s: %s report dropped: %s", ev->uuid, ev->mountpoint, ev->source,
 			   map_strerror(rc));
 		return rc;
@@ -629,16 +855,18 @@ static int process(struct md_pipeline *p, struct map_store *st, struct md_event 
 	if (rc == 0 && (ev->kind == MD_EV_FS || ev->count > 1))
 		rc = look_at_health(p, fs, ev, &o);
 	double t_health = md_mono();
-	/* The database may be busy for longer than its timeout (another
-	 * process's long transaction): a finding must not be lost for that,
-	 * so try again for a good while, unless we are stopping. */
+	/* The filesystem is closed first: nothing of it stays open while
+	 * the database (maybe busy, maybe away) is written. */
+	struct map_fs_info *info = rc == 0 ? malloc(sizeof(*info)) : NULL;
+	if (info)
+		*info = *map_fs_info(fs);
+	else if (rc == 0)
+		rc = -ENOMEM;
+	map_fs_close(fs);
+	fs = NULL;
 	if (rc == 0)
-		rc = record(p, st, map_fs_info(fs), ev, &o, &nnew);
-	for (int tries = 1; rc == -EBUSY && tries <= BUSY_RETRIES && !stopping(p); tries++) {
-		log_notice("%s %s: the database is busy; trying again to record the %s report",
-			   ev->uuid, ev->mountpoint, ev->source);
-		rc = record(p, st, map_fs_info(fs), ev, &o, &nnew);
-	}
+		rc = record(p, info, ev, &o, &nnew);
+	free(info);
 	log_debug("%s: %s report handled in %.3f s after it was read: queued %.3f, open %.3f, "
 		  "read+locate %.3f, health %.3f, store %.3f", ev->uuid, ev->source,
 		  md_mono() - ev->received, t_start - ev->received, t_opened - t_start,
@@ -661,37 +889,57 @@ static int process(struct md_pipeline *p, struct map_store *st, struct md_event 
 	}
 	pthread_mutex_unlock(&p->lock);
 	outcome_free(&o);
-	map_fs_close(fs);
 	return rc;
 }
 
 static void *worker(void *arg)
 {
 	struct md_pipeline *p = arg;
-	struct map_store *st = NULL;
 	struct md_event *ev;
-	int rc = map_store_open(p->db_path, 0, &st);
+	double wait = md_dbwriter_tick(p->db);
 
-	if (rc)
-		log_err("event pipeline: cannot open the database %s: %s", p->db_path,
-			map_strerror(rc));
-	while ((ev = next_event(p))) {
-		rc = st ? process(p, st, ev) : -EIO;
+	for (;;) {
+		bool release;
+
+		ev = next_event(p, wait);
 		pthread_mutex_lock(&p->lock);
-		if (rc)
-			p->stats.failed++;
-		else
-			p->stats.processed++;
+		release = p->release_db;
+		p->release_db = false;
 		pthread_mutex_unlock(&p->lock);
-		free(ev);
+		if (release)
+			md_dbwriter_release(p->db);
+		if (ev) {
+			int rc = process(p, ev);
+
+			pthread_mutex_lock(&p->lock);
+			if (rc)
+				p->stats.failed++;
+			else
+				p->stats.processed++;
+			pthread_mutex_unlock(&p->lock);
+			free(ev);
+		} else if (stopping_cb(p)) {
+			break;
+		}
+		wait = md_dbwriter_tick(p->db);
+		pthread_mutex_lock(&p->lock);
+		md_dbwriter_get_stats(p->db, &p->dbstats);
+		pthread_mutex_unlock(&p->lock);
 	}
-	map_store_close(st);
 	return NULL;
+}
+
+void md_pipeline_release_db(struct md_pipeline *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->release_db = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* ---- life cycle ---- */
 
-int md_pipeline_start(const char *db_path, struct md_pipeline **out)
+int md_pipeline_start(const char *db_path, const char *spool_dir, struct md_pipeline **out)
 {
 	struct md_pipeline *p = calloc(1, sizeof(*p));
 	int rc;
@@ -700,11 +948,17 @@ int md_pipeline_start(const char *db_path, struct md_pipeline **out)
 	if (!p)
 		return -ENOMEM;
 	snprintf(p->db_path, sizeof(p->db_path), "%s", db_path);
-	p->window_ms = 2000;
-	p->event_scans = true;
+	p->conf = (struct md_pipeline_conf){ .dedup_window_ms = 2000, .event_scans = true };
+	rc = md_dbwriter_open(db_path, spool_dir, &p->db);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	md_dbwriter_get_stats(p->db, &p->dbstats);
 	p->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->notify_fd < 0) {
 		rc = -errno;
+		md_dbwriter_close(p->db);
 		free(p);
 		return rc;
 	}
@@ -712,6 +966,7 @@ int md_pipeline_start(const char *db_path, struct md_pipeline **out)
 	pthread_cond_init(&p->cond, NULL);
 	rc = -pthread_create(&p->thread, NULL, worker, p);
 	if (rc) {
+		md_dbwriter_close(p->db);
 		close(p->notify_fd);
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->cond);
@@ -722,11 +977,10 @@ int md_pipeline_start(const char *db_path, struct md_pipeline **out)
 	return 0;
 }
 
-void md_pipeline_configure(struct md_pipeline *p, int64_t dedup_window_ms, bool event_scans)
+void md_pipeline_configure(struct md_pipeline *p, const struct md_pipeline_conf *conf)
 {
 	pthread_mutex_lock(&p->lock);
-	p->window_ms = dedup_window_ms;
-	p->event_scans = event_scans;
+	p->conf = *conf;
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -735,6 +989,11 @@ void md_pipeline_get_stats(struct md_pipeline *p, struct md_pipeline_stats *out)
 	pthread_mutex_lock(&p->lock);
 	*out = p->stats;
 	out->queued = p->queued;
+	out->spooled = p->dbstats.spooled;
+	out->spool_dropped = p->dbstats.spool_dropped;
+	out->replayed = p->dbstats.replayed;
+	out->spool_pending = p->dbstats.pending;
+	out->db_down = p->dbstats.down;
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -758,6 +1017,7 @@ void md_pipeline_stop(struct md_pipeline *p)
 	}
 	if (dropped)
 		log_notice("event pipeline: %zu queued reports dropped at exit", dropped);
+	md_dbwriter_close(p->db);
 	close(p->notify_fd);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);

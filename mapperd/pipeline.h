@@ -28,6 +28,14 @@ struct md_pipeline_stats {
 	uint64_t findings;		/* findings recorded (new or seen again) */
 	uint64_t new_findings;
 	uint64_t scans_requested;
+	uint64_t rate_limited;		/* not taken: over a source's per-filesystem rate */
+	uint64_t reads_limited;		/* file reports that read only event_read_limit bytes */
+	uint64_t scans_limited;		/* scans not requested: within event_scan_interval */
+	uint64_t spooled;		/* reports kept aside: the database could not take them */
+	uint64_t spool_dropped;		/* reports lost: the spool was full too */
+	uint64_t replayed;		/* spooled reports written later */
+	size_t spool_pending;		/* in the spool now */
+	bool db_down;			/* the pipeline has no database connection now */
 	double last_latency;		/* seconds from reading the report to commit */
 	double max_latency;
 	size_t queued;
@@ -40,12 +48,27 @@ struct md_scan_req {
 	char reason[96];
 };
 
-/* Start the worker with its own connection to the database at @db_path. */
-int md_pipeline_start(const char *db_path, struct md_pipeline **out);
-void md_pipeline_configure(struct md_pipeline *p, int64_t dedup_window_ms, bool event_scans);
+/* What the configuration says about events (mapperd.conf). */
+struct md_pipeline_conf {
+	int64_t dedup_window_ms;
+	bool event_scans;		/* may request scans at all */
+	uint64_t read_limit;		/* bytes read per file report, 0: the whole file */
+	int64_t scan_interval_ms;	/* between requested scans of one filesystem */
+};
+
+/* Start the worker with its own connection to the database at @db_path;
+ * reports it cannot write wait in the spool folder @spool_dir (NULL: none). */
+int md_pipeline_start(const char *db_path, const char *spool_dir, struct md_pipeline **out);
+/* Close the worker's database connection soon (the database's filesystem is
+ * shut down: it must not be held busy); it is tried again every few seconds. */
+void md_pipeline_release_db(struct md_pipeline *p);
+void md_pipeline_configure(struct md_pipeline *p, const struct md_pipeline_conf *conf);
+/* A source did not submit @n reports because of its rate limit (counted). */
+void md_pipeline_count_limited(struct md_pipeline *p, uint64_t n);
 /*
  * Queue @ev (ownership passes).  Returns 0 when queued, 1 when dropped as a
- * duplicate of one seen within the window, -ENOSPC when the queue is full.
+ * duplicate of one seen within the window, -ENOSPC when the queue is full
+ * (the kernel log may fill only half of it: the rest stays for fanotify).
  */
 int md_pipeline_submit(struct md_pipeline *p, struct md_event *ev);
 /* True when bytes [start, start+length) of device @dev were read by the

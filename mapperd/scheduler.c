@@ -38,6 +38,7 @@ struct running {
 	char db_path[PATH_MAX];
 	struct map_scan_opts opts;
 	volatile int cancel;
+	bool cancel_asked;		/* by a `cancel` request, not by our own stop */
 	int done_fd;
 	pthread_mutex_t lock;		/* guards progress */
 	struct map_scan_progress progress;
@@ -147,9 +148,49 @@ static int start_job(struct md_daemon *d, struct job *job, struct md_fs *fs)
 	return 0;
 }
 
+/* ---- re-arming the schedule ---- */
+
+/*
+ * A scheduled scan is queued with its filesystem's next times cleared (so it
+ * is not queued again while it waits or runs), and only a complete run sets
+ * them again.  Every other end -- cancelled, interrupted, dropped from the
+ * queue, never started -- must set them too, or scheduled scans of that
+ * filesystem stop until the next reload.  @delay_ms < 0: the next regular
+ * time (interval plus the random delay, from now).
+ */
+static void rearm(struct md_daemon *d, const char *uuid, bool metadata, bool media,
+		  int64_t delay_ms, const char *why)
+{
+	struct md_fs *fs = md_fs_by_uuid(d, uuid);
+	int64_t now = md_now_ms();
+	bool changed = false;
+
+	if (!fs || d->stopping)
+		return;
+	if (media && d->cfg.media_interval && !fs->next_media) {
+		fs->next_media = now + (delay_ms >= 0 ? delay_ms : d->cfg.media_interval +
+					jitter(d->cfg.random_delay));
+		changed = true;
+	}
+	if (metadata && d->cfg.metadata_interval && !fs->next_metadata) {
+		fs->next_metadata = now + (delay_ms >= 0 ? delay_ms : d->cfg.metadata_interval +
+					   jitter(d->cfg.random_delay));
+		changed = true;
+	}
+	if (changed)
+		log_info("%s %s: scheduled scan %s; the schedule goes on", fs->uuid, fs->mountpoint,
+			 why);
+}
+
+static void rearm_job(struct md_daemon *d, const struct job *j, int64_t delay_ms, const char *why)
+{
+	if (j->scheduled)
+		rearm(d, j->uuid, j->metadata, j->media, delay_ms, why);
+}
+
 /* ---- the queue ---- */
 
-static void enqueue(struct md_sched *s, const char *uuid, bool metadata, bool media,
+static bool enqueue(struct md_sched *s, const char *uuid, bool metadata, bool media,
 		    bool scheduled, int64_t not_before, const char *user, const char *reason)
 {
 	struct job **pp = &s->queue, *j;
@@ -165,13 +206,13 @@ static void enqueue(struct md_sched *s, const char *uuid, bool metadata, bool me
 				snprintf(j->user, sizeof(j->user), "%s", user);
 				snprintf(j->reason, sizeof(j->reason), "%s", reason);
 			}
-			return;
+			return true;
 		}
 	}
 	j = calloc(1, sizeof(*j));
 	if (!j) {
 		log_err("%s: out of memory queueing a scan", uuid);
-		return;
+		return false;
 	}
 	snprintf(j->uuid, sizeof(j->uuid), "%s", uuid);
 	j->metadata = metadata;
@@ -183,15 +224,22 @@ static void enqueue(struct md_sched *s, const char *uuid, bool metadata, bool me
 	while (*pp)
 		pp = &(*pp)->next;
 	*pp = j;
+	return true;
 }
 
-static void drop_queued(struct md_sched *s, const char *uuid)
+/* Drop the queued scans of @uuid; scheduled ones come back at their next
+ * regular time when @rearm_them (a cancel; not when the fs went away). */
+static void drop_queued(struct md_daemon *d, const char *uuid, bool rearm_them)
 {
+	struct md_sched *s = d->sched;
+
 	for (struct job **pp = &s->queue; *pp;) {
 		if (strcmp((*pp)->uuid, uuid) == 0) {
 			struct job *j = *pp;
 
 			*pp = j->next;
+			if (rearm_them)
+				rearm_job(d, j, -1, "dropped from the queue");
 			free(j);
 		} else {
 			pp = &(*pp)->next;
@@ -205,8 +253,11 @@ static void set_next_times(struct md_daemon *d, struct md_fs *fs)
 {
 	struct map_scan_row latest, media;
 	int64_t now = md_now_ms(), meta_base = 0, media_base = 0;
-	bool have_latest = map_store_scan_latest(d->st, fs->fs_id, &latest) == 0;
-	bool have_media = map_store_scan_last_complete(d->st, fs->fs_id, &media) == 0;
+	/* Without the database (closed while its filesystem is shut down)
+	 * nothing is known: due as if never scanned; nothing starts until
+	 * it is back anyway. */
+	bool have_latest = d->st && map_store_scan_latest(d->st, fs->fs_id, &latest) == 0;
+	bool have_media = d->st && map_store_scan_last_complete(d->st, fs->fs_id, &media) == 0;
 
 	if (have_media) {
 		media_base = media.finished * 1000;
@@ -229,7 +280,7 @@ void md_sched_fs_added(struct md_daemon *d, struct md_fs *fs)
 	struct map_scan_row latest;
 
 	set_next_times(d, fs);
-	if (map_store_scan_latest(d->st, fs->fs_id, &latest) == 0 &&
+	if (d->st && map_store_scan_latest(d->st, fs->fs_id, &latest) == 0 &&
 	    (strcmp(latest.state, "running") == 0 || strcmp(latest.state, "interrupted") == 0)) {
 		char why[96];
 
@@ -245,7 +296,7 @@ void md_sched_fs_added(struct md_daemon *d, struct md_fs *fs)
 void md_sched_fs_removed(struct md_daemon *d, struct md_fs *fs)
 {
 	if (d->sched)
-		drop_queued(d->sched, fs->uuid);
+		drop_queued(d, fs->uuid, false);
 	/* A running scan of it notices the unmount at its next checkpoint. */
 }
 
@@ -274,7 +325,10 @@ int md_sched_request(struct md_daemon *d, struct md_fs *fs, bool metadata, bool 
 			 kind_name(s->run->job.metadata, s->run->job.media), fs->mountpoint);
 		return 0;
 	}
-	enqueue(s, fs->uuid, metadata, media, false, md_now_ms(), user, reason);
+	if (!enqueue(s, fs->uuid, metadata, media, false, md_now_ms(), user, reason)) {
+		snprintf(msg, len, "out of memory: the scan of %s is not queued", fs->mountpoint);
+		return -ENOMEM;
+	}
 	snprintf(msg, len, "%s scan of %s (%s) queued%s", kind_name(metadata, media), fs->mountpoint,
 		 fs->uuid, s->run ? " after the running scan" : "");
 	log_info("%s %s: %s scan requested (%s, by %s)", fs->uuid, fs->mountpoint,
@@ -289,9 +343,10 @@ int md_sched_cancel(struct md_daemon *d, struct md_fs *fs, char *msg, size_t len
 
 	for (struct job *j = s->queue; j; j = j->next)
 		queued |= strcmp(j->uuid, fs->uuid) == 0;
-	drop_queued(s, fs->uuid);
+	drop_queued(d, fs->uuid, true);
 	if (s->run && strcmp(s->run->job.uuid, fs->uuid) == 0) {
 		s->run->cancel = 1;
+		s->run->cancel_asked = true;
 		snprintf(msg, len, "stopping the scan of %s at its next checkpoint (it resumes from "
 			 "there when asked again)", fs->mountpoint);
 		log_notice("%s %s: scan cancelled on request", fs->uuid, fs->mountpoint);
@@ -322,6 +377,9 @@ static void finish(struct md_daemon *d)
 	const char *kind = kind_name(r->job.metadata, r->job.media);
 
 	if (r->rc == 0) {
+		if (r->res.metadata_skipped)
+			log_warn("%s %s: metadata not checked: %s", r->job.uuid, mnt,
+				 map_strerror(-MAP_ENOSCRUB));
 		log_notice("%s %s: %s scan %" PRId64 " complete%s: %d new, %d seen again, %d resolved; "
 			   "%d open", r->job.uuid, mnt, kind, r->res.scan_id,
 			   r->res.resumed ? " (resumed)" : "", r->res.new_findings,
@@ -336,12 +394,19 @@ static void finish(struct md_daemon *d)
 	} else if (r->rc == -EBUSY) {
 		log_notice("%s %s: another scan holds the filesystem (pid %d); trying again in "
 			   "%" PRId64 " s", r->job.uuid, mnt, r->holder, d->cfg.retry_delay / 1000);
-		if (fs && !d->stopping)
-			enqueue(s, r->job.uuid, r->job.metadata, r->job.media, r->job.scheduled,
-				now + d->cfg.retry_delay, r->job.user, r->job.reason);
+		if (fs && !d->stopping &&
+		    !enqueue(s, r->job.uuid, r->job.metadata, r->job.media, r->job.scheduled,
+			     now + d->cfg.retry_delay, r->job.user, r->job.reason))
+			rearm_job(d, &r->job, d->cfg.retry_delay, "not queued again");
 	} else if (r->rc == -MAP_ECANCELED || r->rc == -MAP_EUNMOUNTED) {
 		log_notice("%s %s: %s scan %" PRId64 " interrupted (%s); its progress is saved",
 			   r->job.uuid, mnt, kind, r->res.scan_id, map_strerror(r->rc));
+		/* Cancelled on request: the next regular time.  Interrupted
+		 * otherwise: resumed like a scan found interrupted at start. */
+		if (r->cancel_asked)
+			rearm_job(d, &r->job, -1, "cancelled");
+		else
+			rearm_job(d, &r->job, d->cfg.resume_delay, "interrupted");
 	} else {
 		log_err("%s %s: %s scan failed: %s", r->job.uuid, mnt, kind, map_strerror(r->rc));
 		/* Not again right away: the next regular time. */
@@ -383,8 +448,15 @@ int md_sched_tick(struct md_daemon *d)
 			continue;
 		if (media || metadata) {
 			/* A media pass checks metadata first anyway. */
-			enqueue(s, fs->uuid, true, media, true, now, "mapperd (schedule)",
-				"scheduled");
+			if (!enqueue(s, fs->uuid, true, media, true, now, "mapperd (schedule)",
+				     "scheduled")) {
+				/* no memory now: try again after retry_delay */
+				if (media)
+					fs->next_media = now + d->cfg.retry_delay;
+				if (metadata)
+					fs->next_metadata = now + d->cfg.retry_delay;
+				continue;
+			}
 			if (media)
 				fs->next_media = 0;
 			fs->next_metadata = 0;
@@ -395,7 +467,8 @@ int md_sched_tick(struct md_daemon *d)
 		if (fs->next_metadata && (next < 0 || fs->next_metadata < next))
 			next = fs->next_metadata;
 	}
-	if (!s->run) {
+	/* A scan records into the database: none starts while it is closed. */
+	if (!s->run && d->st) {
 		for (struct job **pp = &s->queue; *pp; pp = &(*pp)->next) {
 			struct job *j = *pp;
 			struct md_fs *fs = md_fs_by_uuid(d, j->uuid);
@@ -404,19 +477,32 @@ int md_sched_tick(struct md_daemon *d)
 				continue;
 			*pp = j->next;
 			int rc = start_job(d, j, fs);
-			if (rc)
+			if (rc) {
 				log_err("%s: cannot start a scan: %s", j->uuid, strerror(-rc));
+				rearm_job(d, j, d->cfg.retry_delay, "could not start");
+			}
 			free(j);
 			break;
 		}
 	}
-	if (!s->run)
+	if (!s->run && d->st)
 		for (struct job *j = s->queue; j; j = j->next)
 			if (next < 0 || j->not_before < next)
 				next = j->not_before;
 	if (next < 0)
 		return -1;
 	return next <= now ? 0 : (int)(next - now < MAX_WAIT_MS ? next - now : MAX_WAIT_MS);
+}
+
+void md_sched_release_db(struct md_daemon *d)
+{
+	struct md_sched *s = d->sched;
+
+	if (s && s->run) {
+		log_notice("%s: stopping the running scan at its next checkpoint: the database "
+			   "is going away", s->run->job.uuid);
+		s->run->cancel = 1;
+	}
 }
 
 void md_sched_state(struct md_daemon *d, const struct md_fs *fs, struct md_scan_state *out)

@@ -31,6 +31,9 @@ int md_sched_request(struct md_daemon *d, struct md_fs *fs, bool metadata, bool 
 		     const char *user, const char *reason, char *msg, size_t len);
 /* Stop the scan of @fs (saved at its checkpoint) and drop queued ones. */
 int md_sched_cancel(struct md_daemon *d, struct md_fs *fs, char *msg, size_t len);
+/* Stop a running scan at its next checkpoint: the database is closing (its
+ * filesystem is shut down); queued ones wait until it is back. */
+void md_sched_release_db(struct md_daemon *d);
 /* Start what is due; milliseconds until something else is due (-1: nothing). */
 int md_sched_tick(struct md_daemon *d);
 

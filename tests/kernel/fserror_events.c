@@ -477,7 +477,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	kt_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, KT_MKFS_FEATURES " -d agcount=4");
+	kt_mkfs(DEV, "-d agcount=4");
 	kt_mount(DEV, MNT, NULL);
 	populate();
 	clean_workload();

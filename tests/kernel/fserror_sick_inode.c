@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	kt_allow_small_fs(dev);
-	kt_mkfs(dev, KT_MKFS_FEATURES " -d agcount=4,size=256m");
+	kt_mkfs(dev, "-d agcount=4,size=256m");
 	kt_mount(dev, MNT, NULL);
 	REQUIRE(mkdir(DIR, 0755) == 0, "mkdir: %s", strerror(errno));
 	for (int i = 0; i < 10; i++) {

@@ -16,16 +16,7 @@
 #include "ktest.h"
 #include "vmtest.h"
 
-/* The environment did not behave: stop the test. */
-#define REQUIRE(cond, ...)                                                   \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);                        \
-			fputs("\nstopping this test\n", stderr);             \
-			exit(1);                                             \
-		}                                                            \
-	} while (0)
+#include "kt_require.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 
@@ -38,7 +29,7 @@ void kt_allow_small_fs(const char *dev)
 
 void kt_mkfs(const char *dev, const char *opts)
 {
-	vt_must("mkfs.xfs -q -f %s %s", opts, dev);
+	vt_must("mkfs.xfs -q -f %s %s %s", vt_features(), opts, dev);
 }
 
 void kt_mount(const char *dev, const char *mnt, const char *opts)

@@ -13,12 +13,10 @@
 #include <stdint.h>
 #include <xfs/xfs.h>
 
-/* mkfs options of every test filesystem (mkfs.xfs 6.1 defaults to no rmapbt). */
-#define KT_MKFS_FEATURES "-m rmapbt=1,reflink=1"
-
 /* Let mkfs.xfs 6.1 make filesystems below 300 MB (its fstests switch). */
 void kt_allow_small_fs(const char *dev);
-/* mkfs.xfs -f @opts @dev, quietly; stops the test on failure. */
+/* mkfs.xfs -f with the profile's features (vt_features()) and @opts on @dev,
+ * quietly; stops the test on failure. */
 void kt_mkfs(const char *dev, const char *opts);
 /* mount [-o @opts] @dev @mnt (created); stops the test on failure. */
 void kt_mount(const char *dev, const char *mnt, const char *opts);

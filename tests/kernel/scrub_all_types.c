@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	kt_allow_small_fs(dev);
-	kt_mkfs(dev, KT_MKFS_FEATURES " -d agcount=4,size=256m");
+	kt_mkfs(dev, "-d agcount=4,size=256m");
 	kt_mount(dev, MNT, "uquota,gquota,pquota");
 	kt_populate(MNT, 200, &pop);
 	char *before = kt_checksums(MNT);

@@ -8,6 +8,7 @@
 
 #include "map.h"
 #include "scrub_objects.h"
+#include "vmtest.h"
 #include "xfs_abi.h"
 
 /* The order cross-referencing wants within an AG. */
@@ -92,12 +93,20 @@ const char *kt_absent_reason(const struct kt_object *o, const struct kt_populati
 	case XFS_SCRUB_TYPE_RTSUM:
 		return "kernel without CONFIG_XFS_RT";
 	case XFS_SCRUB_TYPE_DIRTREE:
-		return "no parent pointers (mkfs.xfs 6.1 cannot make them)";
+		if (!vt_modern())
+			return "no parent pointers (mkfs.xfs 6.1 cannot make them)";
+		return S_ISDIR(mode) ? NULL : "not a directory";
 	case XFS_SCRUB_TYPE_BMBTA:
+		/* with parent pointers, every inode but the root keeps its
+		 * names in its attribute fork */
+		if (vt_modern() && s != KT_ROOT)
+			return NULL;
 		return xattrs ? NULL : "no attribute fork";
 	case XFS_SCRUB_TYPE_BMBTC:
 		return s == KT_SHARED_FILE ? NULL : "no CoW fork";
 	case XFS_SCRUB_TYPE_XATTR:
+		if (vt_modern() && s != KT_ROOT)
+			return NULL;	/* its parent pointers */
 		return xattrs ? NULL : "no extended attributes";
 	case XFS_SCRUB_TYPE_DIR:
 		return S_ISDIR(mode) ? NULL : "not a directory";
@@ -105,6 +114,8 @@ const char *kt_absent_reason(const struct kt_object *o, const struct kt_populati
 		return S_ISLNK(mode) ? NULL : "not a symlink";
 	case XFS_SCRUB_TYPE_PARENT:
 		/* without parent pointers only a directory's ".." is checked */
+		if (vt_modern())
+			return NULL;
 		return S_ISDIR(mode) ? NULL : "not a directory, no parent pointers";
 	default:
 		return NULL;

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
-	fx_setup(argv[arg], "-m rmapbt=1,reflink=1");
+	fx_setup(argv[arg], vt_features());
 	for (int d = 0; d < 40; d++) {
 		snprintf(path, sizeof(path), "%s/many/d%02d", FX_MNT, d);
 		vt_must("mkdir -p %s", path);

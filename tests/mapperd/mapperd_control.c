@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 	REQUIRE(arg + 1 < argc, "which two devices?");
 	const char *dev1 = argv[arg], *dev2 = argv[arg + 1];
 
-	vt_mkfs_mount(dev1, "-m rmapbt=1,reflink=1", MNT);
+	vt_mkfs_mount(dev1, vt_features(), MNT);
 	vt_must("mkdir -p %s/a && for i in $(seq 1 50); do head -c 20000 /dev/urandom > %s/a/f$i; "
 		"done && sync", MNT, MNT);
 	mdt_write_config("control_group = users\n");

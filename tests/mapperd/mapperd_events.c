@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
-	fx_setup(argv[arg], "-m rmapbt=1,reflink=1");
+	fx_setup(argv[arg], vt_features());
 	double t_tree = mdt_mono();
 	fx_build_tree();
 	printf("tree built in %.1f s\n", mdt_mono() - t_tree);

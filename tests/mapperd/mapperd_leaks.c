@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
-	fx_setup(argv[arg], "-m rmapbt=1,reflink=1");
+	fx_setup(argv[arg], vt_features());
 	make_files();
 	/* Every report processed in full; nothing else started by them. */
 	mdt_write_config("dedup_window = 0\nevent_scans = no\nlog_level = notice\n");

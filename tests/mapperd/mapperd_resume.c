@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
-	fx_setup(argv[arg], "-m rmapbt=1,reflink=1");
+	fx_setup(argv[arg], vt_features());
 	for (int i = 1; i <= 3; i++)
 		vt_must("xfs_io -f -c 'pwrite -q -S 0x%02x -b 4m 0 %dm' %s/big%d", 0x40 + i, FILE_MB,
 			FX_MNT, i);

@@ -436,3 +436,18 @@ int mdt_read_file(const char *path)
 	close(fd);
 	return err;
 }
+
+const char *mdt_status_field(const char *mnt, const char *key)
+{
+	static char reply[1 << 20];
+	char want[128], k[64];
+	const char *p;
+
+	if (mdt_request("status json", reply, sizeof(reply)) != 0)
+		return NULL;
+	snprintf(want, sizeof(want), "\"mountpoint\":\"%s\"", mnt);
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(reply, want);
+	p = p ? strstr(p, k) : NULL;
+	return p ? p + strlen(k) : NULL;
+}

@@ -41,6 +41,9 @@ void mdt_show_log(void);
 /* One request; the whole reply (final line included) in @reply.
  * Returns 0 for "ok...", 1 for "error: ...", -1 if the daemon did not answer. */
 int mdt_request(const char *line, char *reply, size_t len);
+/* The text that follows "KEY": in the "status json" object of the
+ * filesystem mounted at @mnt (a static buffer), or NULL. */
+const char *mdt_status_field(const char *mnt, const char *key);
 /* Same, from a forked child running as @uid/@gid with only the group
  * @extra_gid (or none when (gid_t)-1) besides its own. */
 int mdt_request_as(uid_t uid, gid_t gid, gid_t extra_gid, const char *line, char *reply,

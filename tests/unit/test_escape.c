@@ -33,6 +33,16 @@ int main(void)
 	text("\xed\xa0\x80", "\\xed\\xa0\\x80");	/* encoded surrogate */
 	text("\xe2\x82", "\\xe2\\x82");			/* truncated sequence */
 	text("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80");	/* 4-byte emoji */
+	/* C1 controls: U+009B is CSI, which starts a terminal escape sequence. */
+	text("a\xc2\x9b" "31mred", "a\\xc2\\x9b31mred");
+	text("\xc2\x80\xc2\x9f", "\\xc2\\x80\\xc2\\x9f");	/* first and last C1 */
+	text("\xc2\xa0nbsp", "\xc2\xa0nbsp");			/* U+00A0 is printable */
+	/* Bidirectional overrides and isolates reorder what is shown. */
+	text("evil\xe2\x80\xaetxt.exe", "evil\\xe2\\x80\\xaetxt.exe");	/* RLO */
+	text("\xe2\x80\xaa\xe2\x80\xac", "\\xe2\\x80\\xaa\\xe2\\x80\\xac");	/* LRE PDF */
+	text("\xe2\x81\xa6x\xe2\x81\xa9", "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9");	/* LRI PDI */
+	text("\xe2\x80\xa9\xe2\x80\xaf", "\xe2\x80\xa9\xe2\x80\xaf");	/* neighbours stay */
+	text("\xe2\x81\xa5\xe2\x81\xaa", "\xe2\x81\xa5\xe2\x81\xaa");
 
 	json("plain", "plain");
 	json("\"quoted\"", "\\\"quoted\\\"");
@@ -44,5 +54,9 @@ int main(void)
 	json("\xc0\xaf", "\\udcc0\\udcaf");
 	json("\xed\xa0\x80", "\\udced\\udca0\\udc80");
 	json("", "");
+	json("a\xc2\x9b" "b", "a\\u009bb");
+	json("evil\xe2\x80\xaetxt", "evil\\u202etxt");
+	json("\xe2\x81\xa9", "\\u2069");
+	json("\xc2\xa0", "\xc2\xa0");
 	return check_done();
 }

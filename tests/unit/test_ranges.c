@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Range lists: merge, clip, split into reads. */
+#include <errno.h>
+
 #include "check.h"
 #include "map.h"
 
@@ -29,8 +31,63 @@ static int stop_at_second(uint64_t start, uint64_t length, void *arg)
 	return ++*(int *)arg == 2 ? 42 : 0;
 }
 
+/* Like collect, but gives up after 16 pieces so a runaway split fails the
+ * test instead of hanging it. */
+static int collect_bounded(uint64_t start, uint64_t length, void *arg)
+{
+	struct pieces *p = arg;
+
+	collect(start, length, arg);
+	return p->n > 16 ? -1 : 0;
+}
+
+/* Issue 12, item 9: ranges at the top of the 64-bit space. */
+static void test_wrap(void)
+{
+	const uint64_t top = UINT64_MAX;
+	struct map_range_list l = { 0 };
+	struct pieces p = { 0 };
+
+	/* Ends near 2^64 without wrapping: one piece, inside the range.  The
+	 * next 1 MiB boundary lies past 2^64. */
+	CHECK_INT(map_range_split(top - 100, 50, MiB, 4096, collect_bounded, &p), 0);
+	CHECK_INT(p.n, 1);
+	CHECK(p.start[0] == top - 100 && p.length[0] == 50, "piece %" PRIu64 "+%" PRIu64,
+	      p.start[0], p.length[0]);
+	/* Up to the very last byte. */
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(map_range_split(top - MiB, MiB, MiB, 4096, collect_bounded, &p), 0);
+	CHECK_INT(p.n, 2);	/* [2^64-1MiB-1, 2^64-1MiB) and the rest */
+	uint64_t sum = 0;
+	for (int i = 0; i < p.n && i < 16; i++) {
+		CHECK(p.start[i] >= top - MiB && p.start[i] + p.length[i] <= top,
+		      "piece %d %" PRIu64 "+%" PRIu64 " outside the range", i, p.start[i],
+		      p.length[i]);
+		sum += p.length[i];
+	}
+	CHECK_INT(sum, MiB);
+	/* start + length wraps: refused, nothing emitted. */
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(map_range_split(top - 4095, 8192, MiB, 4096, collect_bounded, &p), -ERANGE);
+	CHECK_INT(p.n, 0);
+	CHECK_INT(map_range_add(&l, top - 4095, 8192), -ERANGE);
+	CHECK_INT(l.n, 0);
+
+	/* Merging with a gap at the top does not wrap into small numbers. */
+	CHECK_INT(map_range_add(&l, top - 8192, 4096), 0);
+	CHECK_INT(map_range_add(&l, 0, 4096), 0);
+	map_range_merge(&l, 1 * MiB);
+	CHECK_INT(l.n, 2);
+	CHECK_INT(map_range_total(&l), 8192);
+	map_range_clip_below(&l, top - 4096);
+	CHECK_INT(l.n, 0);
+	map_range_free(&l);
+}
+
 int main(void)
 {
+	test_wrap();
+
 	struct map_range_list l = { 0 };
 
 	/* Out of order, overlapping, adjacent, duplicated (reflink) and apart. */

@@ -192,20 +192,32 @@ uint64_t fx_file_physical(const char *rel, uint64_t offset)
 	return vt_file_physical(path, offset);
 }
 
-uint64_t fx_dir_first_block(const char *rel)
+/* Device byte of the block at offset 0 of a fork of @rel (GETBMAPX). */
+static uint64_t fork_first_block(const char *rel, int flags, int iflags)
 {
 	struct getbmapx map[8];
-	int fd = open_rel(rel, O_RDONLY | O_DIRECTORY);
+	int fd = open_rel(rel, O_RDONLY | flags);
 
 	memset(map, 0, sizeof(map));
 	map[0].bmv_length = -1;
 	map[0].bmv_count = 8;
-	map[0].bmv_iflags = BMV_IF_NO_HOLES;
+	map[0].bmv_iflags = BMV_IF_NO_HOLES | iflags;
 	REQUIRE(ioctl(fd, XFS_IOC_GETBMAPX, map) == 0, "GETBMAPX %s: %s", rel, strerror(errno));
 	close(fd);
 	REQUIRE(map[0].bmv_entries > 0 && map[1].bmv_offset == 0 && map[1].bmv_block >= 0,
-		"%s has no data block at offset 0 (entries %d)", rel, map[0].bmv_entries);
+		"%s has no %s block at offset 0 (entries %d)", rel,
+		iflags & BMV_IF_ATTRFORK ? "attribute" : "data", map[0].bmv_entries);
 	return (uint64_t)map[1].bmv_block * 512;
+}
+
+uint64_t fx_dir_first_block(const char *rel)
+{
+	return fork_first_block(rel, O_DIRECTORY, 0);
+}
+
+uint64_t fx_attr_first_block(const char *rel)
+{
+	return fork_first_block(rel, 0, BMV_IF_ATTRFORK);
 }
 
 uint64_t fx_ino(const char *rel)

@@ -60,6 +60,7 @@ static int cmp_u64(const void *a, const void *b)
 struct located {
 	struct map_owner_list owners;
 	struct map_paths *paths;	/* parallel to owners (ino 0: empty) */
+	struct map_resolve_stats st;
 };
 
 static void locate(struct map_fs *fs, uint64_t byte, struct located *l)
@@ -76,11 +77,13 @@ static void locate(struct map_fs *fs, uint64_t byte, struct located *l)
 		       l->owners.v[i].gen, (unsigned long long)l->owners.v[i].offset,
 		       (unsigned long long)l->owners.v[i].length, l->owners.v[i].flags);
 	}
-	struct map_resolve_stats st;
-	rc = map_resolve_paths(fs, inos, l->owners.n, &l->paths, &st);
+	struct map_resolve_stats *st = &l->st;
+	rc = map_resolve_paths(fs, inos, l->owners.n, &l->paths, st);
 	REQUIRE(rc == 0, "map_resolve_paths: %s", map_strerror(rc));
-	printf("  resolve: %llu of %llu directories read\n", (unsigned long long)st.dirs_read,
-	       (unsigned long long)st.dirs_total);
+	printf("  resolve: %llu of %llu directories read; parent pointers %s, %llu lookups, "
+	       "%llu fell back\n", (unsigned long long)st->dirs_read,
+	       (unsigned long long)st->dirs_total, st->used_parent_pointers ? "used" : "not used",
+	       (unsigned long long)st->pptr_lookups, (unsigned long long)st->pptr_fallbacks);
 	for (size_t i = 0; i < l->owners.n; i++)
 		for (size_t k = 0; k < l->paths[i].npaths; k++)
 			printf("  path of %llu: %s\n", (unsigned long long)inos[i],
@@ -122,6 +125,30 @@ static void check_paths(const struct located *l, size_t i, const char *const *wa
 		CHECK_STR(p->paths[k], want[k]);
 }
 
+/*
+ * On the modern profile the names of readable inodes come from their parent
+ * pointers alone: no directory is read.  An owner whose inode bulkstat cannot
+ * read (@unreadable of them: its inode btree is damaged) has no generation to
+ * ask GETPARENTS with, and is looked for in the directories.
+ */
+static void check_route(const struct located *l, uint64_t unreadable)
+{
+	CHECK(l->st.used_parent_pointers == vt_modern(), "parent pointers %s on the %s profile",
+	      l->st.used_parent_pointers ? "used" : "not used", vt_profile());
+	if (!vt_modern())
+		return;
+	uint64_t inodes = 0;	/* owners that are inodes (each inode once here) */
+	for (size_t i = 0; i < l->owners.n; i++)
+		inodes += l->owners.v[i].ino != 0;
+	CHECK_INT(l->st.pptr_fallbacks, unreadable);
+	CHECK_INT(l->st.pptr_lookups + unreadable, inodes);
+	if (unreadable == 0)
+		CHECK_INT(l->st.dirs_read, 0);
+	else
+		CHECK(l->st.dirs_read > 0, "no directory read for %llu unreadable inodes",
+		      (unsigned long long)unreadable);
+}
+
 /* A data victim: @rel at @offset, with @names (sorted) as every path. */
 static void check_data_owner(const struct located *l, const char *rel, uint64_t offset,
 			     const char *const *names, uint32_t flags, bool by_index)
@@ -153,7 +180,7 @@ static void check_data_owner(const struct located *l, const char *rel, uint64_t 
 /* ---- scrub results ---- */
 
 struct scrubbed {
-	uint64_t results, inodes_seen, bad, last_type;
+	uint64_t results, inodes_seen, bad, last_type, dirtrees, parents;
 	bool inobt_bad, dir_bad, healthy_last;
 	uint32_t inobt_ag;
 	uint64_t dir_ino;
@@ -176,6 +203,10 @@ static int on_scrub(const struct map_scrub_result *r, void *arg)
 	s->last_type = r->type;
 	if (r->type == XFS_SCRUB_TYPE_INODE)
 		s->inodes_seen++;
+	if (r->type == XFS_SCRUB_TYPE_DIRTREE && !r->error)
+		s->dirtrees++;
+	if (r->type == XFS_SCRUB_TYPE_PARENT && !r->error)
+		s->parents++;
 	if (!looks_bad(r) || r->type == XFS_SCRUB_TYPE_HEALTHY)
 		return 0;
 	s->bad++;
@@ -242,7 +273,7 @@ int main(int argc, char **argv)
 	struct found found = { .nbad = 0 };
 
 	vt_require_vm();
-	fx_setup(dev, rmap ? "-m rmapbt=1,reflink=1" : "-m rmapbt=0,reflink=1");
+	fx_setup(dev, rmap ? vt_features() : "-m rmapbt=0,reflink=1");
 	fx_build_tree();
 
 	/* ---- choose victims from ground truth ---- */
@@ -295,6 +326,18 @@ int main(int argc, char **argv)
 		CHECK(ss.vectored, "the 6.12 kernel has vectored scrub");
 		CHECK(sc.inodes_seen >= 2700, "%llu inodes scrubbed", (unsigned long long)sc.inodes_seen);
 		CHECK_INT(sc.last_type, XFS_SCRUB_TYPE_HEALTHY);
+		/* Parent pointers: every directory's place in the tree and every
+		 * file's parents are checked; without them only directories' "..". */
+		printf("clean scrub: %llu dirtree, %llu parent results\n",
+		       (unsigned long long)sc.dirtrees, (unsigned long long)sc.parents);
+		if (vt_modern()) {
+			CHECK(sc.dirtrees >= 100, "%llu dirtree results", (unsigned long long)sc.dirtrees);
+			CHECK(sc.parents >= 2700, "%llu parent results", (unsigned long long)sc.parents);
+		} else {
+			CHECK_INT(sc.dirtrees, 0);
+			CHECK(sc.parents >= 100 && sc.parents < 1000, "%llu parent results",
+			      (unsigned long long)sc.parents);
+		}
 		printf("clean scrub: %llu results in %llu calls\n", (unsigned long long)sc.results,
 		       (unsigned long long)ss.calls);
 		map_fs_close(clean);
@@ -349,6 +392,8 @@ int main(int argc, char **argv)
 	check_data_owner(&l, "tree/d07/s2/f05.dat", 8192,
 			 (const char *const[]){ "tree/d07/s2/f05.dat", NULL }, 0, !rmap);
 	all_paths[nall++] = "tree/d07/s2/f05.dat";
+	/* its inode is in the AG whose inode btree is unreadable */
+	check_route(&l, 1);
 	located_free(&l);
 
 	printf("hard-linked file block %llu\n", (unsigned long long)v_link);
@@ -359,6 +404,7 @@ int main(int argc, char **argv)
 	all_paths[nall++] = "docs/thesis.pdf";
 	all_paths[nall++] = "public/thesis.pdf";
 	all_paths[nall++] = "tree/d03/thesis-link.pdf";
+	check_route(&l, 0);
 	located_free(&l);
 
 	printf("reflinked block %llu\n", (unsigned long long)v_reflink);
@@ -371,6 +417,7 @@ int main(int argc, char **argv)
 	CHECK_INT(l.owners.n, 2);
 	all_paths[nall++] = "media/film.mkv";
 	all_paths[nall++] = "backup/film-copy.mkv";
+	check_route(&l, 0);
 	located_free(&l);
 
 	if (rmap) {
@@ -384,6 +431,7 @@ int main(int argc, char **argv)
 		CHECK_INT(o->offset, 0);
 		CHECK(o->nr_scrub == 1 && o->scrub[0] == XFS_SCRUB_TYPE_DIR, "dir scrub type");
 		check_paths(&l, i, (const char *const[]){ "bigdir", NULL });
+		check_route(&l, 0);
 		located_free(&l);
 
 		printf("inode cluster block %llu\n", (unsigned long long)v_inodes);
@@ -410,6 +458,9 @@ int main(int argc, char **argv)
 			if (nall < 64)
 				all_paths[nall++] = cl.names[k];
 		}
+		/* Unreadable inodes have no readable parent pointers: their
+		 * names come from the directories, and the statistics say so. */
+		check_route(&l, (uint64_t)cl.n);
 		located_free(&l);
 
 		printf("inode btree block %llu\n", (unsigned long long)v_inobt);

@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 	const char *other = argc > 3 ? argv[3] : "/dev/vdb";
 
 	vt_require_vm();
-	fx_setup(dev, "-m rmapbt=1,reflink=1");
+	fx_setup(dev, vt_features());
 	fx_build_tree();
 	CHECK_INT(run("%s --db " DB " scan " FX_MNT, mapctl)->rc, 0);
 

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 
-	vt_mkfs_mount(dev, "-m rmapbt=1,reflink=1", mnt);
+	vt_mkfs_mount(dev, vt_features(), mnt);
 	CHECK_INT(probe(mnt, 0), 0);
 	CHECK_INT(probe(mnt, XFS_SCRUB_IFLAG_REPAIR), 0);
 

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	pthread_mutex_init(&w.lock, NULL);
 	w.main_thread = pthread_self();
-	fx_setup(dev, "-m rmapbt=1,reflink=1");
+	fx_setup(dev, vt_features());
 	vt_must("head -c 200M /dev/urandom > " FX_MNT "/data && sync");
 
 	/* Three bad blocks in a row 1 MiB into the file and a lone one 1 MiB

@@ -57,6 +57,53 @@ uint64_t vt_file_physical(const char *path, uint64_t offset)
 	return physical;
 }
 
+bool vt_modern(void)
+{
+	const char *p = getenv("MAPPER_PROFILE");
+
+	return p && strcmp(p, "modern") == 0;
+}
+
+const char *vt_profile(void)
+{
+	return vt_modern() ? "modern" : "classic";
+}
+
+const char *vt_features(void)
+{
+	return vt_modern() ? VT_FEATURES_MODERN : VT_FEATURES_CLASSIC;
+}
+
+/*
+ * A modern-profile test run with Debian 12's mkfs.xfs would make a classic
+ * filesystem and pass for the wrong reason: check the tools we were given.
+ */
+static void vt_check_profile(void)
+{
+	const char *p = getenv("MAPPER_PROFILE");
+	char line[256] = "";
+	FILE *f;
+
+	if (p && strcmp(p, "classic") != 0 && strcmp(p, "modern") != 0) {
+		fprintf(stderr, "FAIL: unknown MAPPER_PROFILE '%s' (classic or modern)\n", p);
+		exit(1);
+	}
+	f = popen("mkfs.xfs -V 2>&1", "r");
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		pclose(f);
+	}
+	bool is_613 = strstr(line, "version 6.13") != NULL;
+	if (vt_modern() != is_613) {
+		fprintf(stderr, "FAIL: the %s profile needs %s, but mkfs.xfs says: %s\n",
+			vt_profile(), vt_modern() ? "xfsprogs 6.13 first in PATH (vm/run --profile modern)"
+						  : "Debian 12's xfsprogs", line);
+		exit(1);
+	}
+	printf("profile %s: %s", vt_profile(), line);
+}
+
 void vt_require_vm(void)
 {
 	if (!getenv("MAPPER_IN_VM")) {
@@ -68,6 +115,7 @@ void vt_require_vm(void)
 		fprintf(stderr, "FAIL: this test needs root inside the guest\n");
 		exit(1);
 	}
+	vt_check_profile();
 }
 
 static int vt_vsh(const char *fmt, va_list ap)

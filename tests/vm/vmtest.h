@@ -6,7 +6,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Stop with a failure unless we run inside a vm/run guest as root. */
+/*
+ * Filesystem profiles (vm/run --profile, MAPPER_PROFILE in the guest):
+ *   classic: Debian 12's mkfs.xfs 6.1 with the reverse map and reflink, what
+ *            exists in the field;
+ *   modern:  xfsprogs 6.13 with parent pointers and exchange-range too.
+ */
+#define VT_FEATURES_CLASSIC "-m rmapbt=1,reflink=1"
+#define VT_FEATURES_MODERN "-m rmapbt=1,reflink=1 -n parent=1 -i exchange=1"
+bool vt_modern(void);
+const char *vt_profile(void);		/* "classic" or "modern" */
+const char *vt_features(void);		/* mkfs.xfs feature options of the profile */
+
+/* Stop with a failure unless we run inside a vm/run guest as root, with the
+ * xfsprogs that MAPPER_PROFILE asks for first in PATH. */
 void vt_require_vm(void);
 /* Run a shell command (echoed with "+ "); returns its exit status, or -1. */
 int vt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

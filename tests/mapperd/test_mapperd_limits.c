@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The bounds on what event sources can make mapperd do: the token bucket
+ * each kernel log source goes through, and the events table that keeps only
+ * its newest rows however many reports come in.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "map.h"
+#include "ratelimit.h"
+
+static void bucket(void)
+{
+	struct md_ratelimit rl = { 0 };
+	double t = 1000.0;
+	int taken = 0;
+
+	/* a burst of 30 at once, then nothing */
+	for (int i = 0; i < 100; i++)
+		taken += md_ratelimit_take(&rl, t, 4.0, 30.0);
+	CHECK_INT(taken, 30);
+	/* 4 a second after that */
+	taken = 0;
+	for (int i = 1; i <= 100; i++)
+		taken += md_ratelimit_take(&rl, t + i * 0.05, 4.0, 30.0);
+	CHECK(taken >= 19 && taken <= 21, "%d taken in 5 s at 4 a second", taken);
+	/* a long quiet time refills to the burst, not beyond */
+	taken = 0;
+	for (int i = 0; i < 100; i++)
+		taken += md_ratelimit_take(&rl, t + 3600, 4.0, 30.0);
+	CHECK_INT(taken, 30);
+}
+
+static int count_event(const struct map_event *e, void *arg)
+{
+	int64_t *v = arg;
+
+	if (!v[0] || e->id < v[0])
+		v[0] = e->id;
+	v[1]++;
+	return 0;
+}
+
+/* One report more than the table keeps, then many more. */
+static void events_table(void)
+{
+	char dir[] = "/tmp/mdlimitsXXXXXX", path[64];
+	struct map_store *st;
+	int64_t seen[2] = { 0, 0 };
+	const int kept = 20000, extra = 1500;
+
+	REQUIRE(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/mapper.db", dir);
+	REQUIRE(map_store_open(path, 0, &st) == 0, "cannot open %s", path);
+	REQUIRE(map_store_begin(st) == 0, "begin");
+	for (int i = 0; i < kept + extra; i++) {
+		struct map_event e = { .error = EIO };
+
+		snprintf(e.source, sizeof(e.source), "kmsg");
+		snprintf(e.detail, sizeof(e.detail), "report %d", i);
+		REQUIRE(map_store_event_add(st, &e) == 0, "event %d not stored", i);
+	}
+	REQUIRE(map_store_commit(st) == 0, "commit");
+	CHECK_INT(map_store_events(st, 0, count_event, seen), 0);
+	printf("%d reports stored: %lld rows kept, the oldest id %lld\n", kept + extra,
+	       (long long)seen[1], (long long)seen[0]);
+	CHECK_INT(seen[1], kept);
+	CHECK_INT(seen[0], extra + 1);
+	map_store_close(st);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/mapper.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/mapper.db-shm", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	bucket();
+	events_table();
+	return check_done();
+}

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mapctl as a program, on databases made here through libmap (no kernel
+ * needed): names chosen by others reach the terminal escaped, a state change
+ * whose COMMIT fails is rolled back without taking the next one with it,
+ * and numbers from the command line never wrap.  Also parse_size() itself.
+ *
+ * Usage: test_mapctl PATH-TO-MAPCTL
+ */
+#include <errno.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "map.h"
+#include "mapctl.h"
+
+static const char *mapctl;
+static char dir[64];
+
+struct result {
+	int rc;
+	char out[16384], err[4096];
+};
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* Run mapctl with @args (shell words), collecting its exit status and output. */
+static struct result *run(const char *args)
+{
+	static struct result r;
+	char cmd[1024], out[128], err[128];
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(err, sizeof(err), "%s/err", dir);
+	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s </dev/null", mapctl, args, out, err);
+	int st = system(cmd);
+	r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	slurp(out, r.out, sizeof(r.out));
+	slurp(err, r.err, sizeof(r.err));
+	return &r;
+}
+
+static struct map_store *new_db(const char *name, char *path, size_t len)
+{
+	struct map_store *st = NULL;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	int rc = map_store_open(path, 0, &st);
+	REQUIRE(rc == 0, "map_store_open %s: %s", path, map_strerror(rc));
+	return st;
+}
+
+static int64_t add_fs(struct map_store *st, const char *mnt, const char *label, const char *model,
+		      const char *serial)
+{
+	struct map_fs_info info;
+	int64_t id = 0;
+
+	memset(&info, 0, sizeof(info));
+	snprintf(info.uuid, sizeof(info.uuid), "5d0c3f7e-1a2b-4c3d-8e9f-0a1b2c3d4e5f");
+	snprintf(info.mountpoint, sizeof(info.mountpoint), "%s", mnt);
+	snprintf(info.device, sizeof(info.device), "/dev/vda");
+	snprintf(info.label, sizeof(info.label), "%s", label);
+	snprintf(info.model, sizeof(info.model), "%s", model);
+	snprintf(info.serial, sizeof(info.serial), "%s", serial);
+	info.geo.blocksize = 4096;
+	info.geo.agcount = 4;
+	info.geo.rmapbt = true;
+	REQUIRE(map_store_fs_upsert(st, &info, &id) == 0, "fs_upsert");
+	return id;
+}
+
+static int64_t add_finding(struct map_store *st, int64_t fs_id, uint64_t ino, const char *path)
+{
+	struct map_finding f;
+
+	map_finding_init(&f);
+	f.fs_id = fs_id;
+	snprintf(f.source, sizeof(f.source), "media");
+	snprintf(f.kind, sizeof(f.kind), "file");
+	f.has_range = true;
+	f.physical = ino * 4096;
+	f.length = 4096;
+	f.ino = ino;
+	f.mode = 0100644;
+	f.has_offset = true;
+	REQUIRE(map_finding_add_path(&f, path) == 0, "add_path");
+	REQUIRE(map_store_finding_record(st, 0, &f, NULL) == 0, "finding_record");
+	map_finding_clear(&f);
+	return f.id;
+}
+
+static void sql(const char *db, const char *text)
+{
+	sqlite3 *raw;
+
+	REQUIRE(sqlite3_open(db, &raw) == SQLITE_OK, "sqlite3_open %s", db);
+	REQUIRE(sqlite3_exec(raw, text, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", text,
+		sqlite3_errmsg(raw));
+	sqlite3_close(raw);
+}
+
+static long long sql_int(const char *db, const char *query)
+{
+	sqlite3 *raw;
+	sqlite3_stmt *stmt;
+	long long v = -1;
+
+	REQUIRE(sqlite3_open(db, &raw) == SQLITE_OK, "sqlite3_open %s", db);
+	REQUIRE(sqlite3_prepare_v2(raw, query, -1, &stmt, NULL) == SQLITE_OK, "%s", query);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		v = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	sqlite3_close(raw);
+	return v;
+}
+
+/* Issue 12, item 9: a label, device model, serial and mount point chosen by
+ * someone else are escaped on the terminal: no ESC, BEL, C1 CSI or bidi
+ * override gets through. */
+static void test_status_escapes(void)
+{
+	char db[128], args[256];
+	struct map_store *st = new_db("names.db", db, sizeof(db));
+
+	add_fs(st, "/mnt/\x1b[2Jwiped", "lab\x1b]0;owned\x07" "el", "disk\xe2\x80\xae" "dcba",
+	       "S\xc2\x9b" "31m");
+	map_store_close(st);
+	snprintf(args, sizeof(args), "--db %s status", db);
+	struct result *r = run(args);
+	CHECK_INT(r->rc, 0);
+	CHECK(!strchr(r->out, '\x1b') && !strchr(r->out, '\x07'), "raw ESC/BEL in: %s", r->out);
+	CHECK(!strstr(r->out, "\xe2\x80\xae"), "raw U+202E in: %s", r->out);
+	CHECK(!strstr(r->out, "\xc2\x9b"), "raw U+009B in: %s", r->out);
+	CHECK(strstr(r->out, "/mnt/\\x1b[2Jwiped"), "mount point escaped: %s", r->out);
+	CHECK(strstr(r->out, "lab\\x1b]0;owned\\x07el"), "label escaped: %s", r->out);
+	CHECK(strstr(r->out, "disk\\xe2\\x80\\xaedcba"), "model escaped: %s", r->out);
+	CHECK(strstr(r->out, "S\\xc2\\x9b31m"), "serial escaped: %s", r->out);
+}
+
+/* Issue 12, item 8: the first finding's COMMIT fails (a deferred foreign
+ * key a trigger breaks, as a failing disk would make it fail); that one is
+ * rolled back and reported, and the second is still resolved and recorded. */
+static void test_resolve_failed_commit(void)
+{
+	char db[128], args[256], text[512];
+	struct map_store *st = new_db("commit.db", db, sizeof(db));
+	int64_t fs_id = add_fs(st, "/mnt/unit", "", "", "");
+	int64_t bad = add_finding(st, fs_id, 131, "a.dat");
+	int64_t good = add_finding(st, fs_id, 132, "b.dat");
+
+	map_store_close(st);
+	snprintf(text, sizeof(text),
+		 "CREATE TABLE commit_fails (finding_id INTEGER REFERENCES findings(id) "
+		 "  DEFERRABLE INITIALLY DEFERRED);"
+		 "CREATE TRIGGER break_commit AFTER UPDATE OF state ON findings "
+		 "  WHEN new.id = %lld BEGIN INSERT INTO commit_fails VALUES (-1); END;",
+		 (long long)bad);
+	sql(db, text);
+
+	snprintf(args, sizeof(args), "--db %s resolve --note test %lld %lld", db, (long long)bad,
+		 (long long)good);
+	struct result *r = run(args);
+	CHECK_INT(r->rc, 2);
+	CHECK(strstr(r->err, "finding #"), "the failure is reported: %s", r->err);
+	snprintf(text, sizeof(text), "SELECT state = 'open' FROM findings WHERE id = %lld",
+		 (long long)bad);
+	CHECK_INT(sql_int(db, text), 1);
+	snprintf(text, sizeof(text), "SELECT state = 'resolved' FROM findings WHERE id = %lld",
+		 (long long)good);
+	CHECK_INT(sql_int(db, text), 1);
+	snprintf(text, sizeof(text), "SELECT count(*) FROM actions WHERE finding_id = %lld",
+		 (long long)bad);
+	CHECK_INT(sql_int(db, text), 0);
+	snprintf(text, sizeof(text), "SELECT count(*) FROM actions WHERE finding_id = %lld "
+		 "AND action = 'resolve'", (long long)good);
+	CHECK_INT(sql_int(db, text), 1);
+}
+
+/* Issue 12, item 9: a disk address whose byte offset does not fit in 64
+ * bits was multiplied by 512 and wrapped (2^55 sectors became byte 0). */
+static void test_locate_wrap(void)
+{
+	char args[256];
+
+	snprintf(args, sizeof(args), "--db %s/none.db locate / 36028797018963968", dir);
+	struct result *r = run(args);
+	CHECK_INT(r->rc, 2);
+	CHECK(strstr(r->err, "past the end of any device"), "stderr: %s", r->err);
+	snprintf(args, sizeof(args), "--db %s/none.db locate / 18446744073709551615", dir);
+	r = run(args);
+	CHECK_INT(r->rc, 2);
+	CHECK(strstr(r->err, "past the end of any device"), "stderr: %s", r->err);
+}
+
+/* Issue 12, item 9: sizes beyond long long (or not numbers at all) were
+ * converted anyway, which is undefined. */
+static void test_parse_size(void)
+{
+	CHECK_INT(parse_size("4096"), 4096);
+	CHECK_INT(parse_size("100M"), 100LL << 20);
+	CHECK_INT(parse_size("1.5G"), 3LL << 29);
+	CHECK_INT(parse_size("4KiB"), 4096);
+	CHECK_INT(parse_size("8388607T"), 8388607LL << 40);
+	CHECK_INT(parse_size("8388608T"), -1);		/* 2^63 */
+	CHECK_INT(parse_size("1e19"), -1);
+	CHECK_INT(parse_size("1e300G"), -1);
+	CHECK_INT(parse_size("inf"), -1);
+	CHECK_INT(parse_size("nan"), -1);
+	CHECK_INT(parse_size("-1"), -1);
+	CHECK_INT(parse_size("12X"), -1);
+	CHECK_INT(parse_size(""), -1);
+}
+
+int main(int argc, char **argv)
+{
+	REQUIRE(argc == 2, "usage: test_mapctl PATH-TO-MAPCTL");
+	mapctl = argv[1];
+	snprintf(dir, sizeof(dir), "/tmp/test_mapctl.XXXXXX");
+	REQUIRE(mkdtemp(dir), "mkdtemp");
+	test_parse_size();
+	test_status_escapes();
+	test_resolve_failed_commit();
+	test_locate_wrap();
+	int rc = check_done();
+	if (rc == 0) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+	}
+	return rc;
+}
