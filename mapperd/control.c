@@ -28,6 +28,7 @@
 #include "control_io.h"
 #include "daemon.h"
 #include "log.h"
+#include "ratelimit.h"
 
 /* Connections at once.  Each costs a line buffer and a reply queue; 64 is
  * many more than the administrators and monitoring of one host open. */
@@ -71,7 +72,7 @@ struct uid_slot {
 	bool used;
 	uid_t uid;
 	int conns;
-	struct md_ctl_rate rate;
+	struct md_ratelimit rate;
 };
 
 struct client {
@@ -118,14 +119,14 @@ static struct uid_slot *uid_slot_get(struct md_control *ctl, uid_t uid, int64_t 
 			return s;
 		/* A user with no connection and a full budget is forgotten. */
 		if (!free_slot && (!s->used || (s->conns == 0 &&
-		    md_ctl_rate_full(&s->rate, RATE_BURST, RATE_PER_SEC, now))))
+		    md_ratelimit_full(&s->rate, now / 1000.0, RATE_PER_SEC, RATE_BURST))))
 			free_slot = s;
 	}
 	if (free_slot) {
 		free_slot->used = true;
 		free_slot->uid = uid;
 		free_slot->conns = 0;
-		md_ctl_rate_init(&free_slot->rate, RATE_BURST, now);
+		memset(&free_slot->rate, 0, sizeof(free_slot->rate));	/* full */
 	}
 	return free_slot;
 }
@@ -197,7 +198,7 @@ static int client_work(struct md_daemon *d, struct client *c, int budget, int64_
 			client_refuse(c, "error: request contains a NUL byte\n");
 			break;
 		}
-		if (c->slot && !md_ctl_rate_take(&c->slot->rate, RATE_BURST, RATE_PER_SEC, now)) {
+		if (c->slot && !md_ratelimit_take(&c->slot->rate, now / 1000.0, RATE_PER_SEC, RATE_BURST)) {
 			c->ctl->cut_off++;
 			log_notice("control: %s (pid %d) sends requests faster than %.0f a second: "
 				   "disconnected", md_peer_name(&c->peer), (int)c->peer.pid,

@@ -128,34 +128,3 @@ void md_ctl_out_free(struct md_ctl_out *out)
 	free(out->p);
 	memset(out, 0, sizeof(*out));
 }
-
-void md_ctl_rate_init(struct md_ctl_rate *r, double burst, int64_t now_ms)
-{
-	r->tokens = burst;
-	r->at_ms = now_ms;
-}
-
-static double refilled(const struct md_ctl_rate *r, double burst, double per_sec, int64_t now_ms)
-{
-	double t = r->tokens;
-
-	if (now_ms > r->at_ms)
-		t += (double)(now_ms - r->at_ms) * per_sec / 1000.0;
-	return t > burst ? burst : t;
-}
-
-bool md_ctl_rate_take(struct md_ctl_rate *r, double burst, double per_sec, int64_t now_ms)
-{
-	r->tokens = refilled(r, burst, per_sec, now_ms);
-	if (now_ms > r->at_ms)
-		r->at_ms = now_ms;
-	if (r->tokens < 1.0)
-		return false;
-	r->tokens -= 1.0;
-	return true;
-}
-
-bool md_ctl_rate_full(const struct md_ctl_rate *r, double burst, double per_sec, int64_t now_ms)
-{
-	return refilled(r, burst, per_sec, now_ms) >= burst;
-}

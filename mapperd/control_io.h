@@ -58,17 +58,4 @@ int md_ctl_out_add(struct md_ctl_out *out, const char *data, size_t n);
 int md_ctl_out_send(struct md_ctl_out *out, int fd, size_t *sent);
 void md_ctl_out_free(struct md_ctl_out *out);
 
-/* A token bucket: @burst requests at once, @per_sec on average. */
-struct md_ctl_rate {
-	double tokens;
-	int64_t at_ms;			/* monotonic ms of the last refill */
-};
-
-void md_ctl_rate_init(struct md_ctl_rate *r, double burst, int64_t now_ms);
-/* Take one request's token; false when the bucket is empty. */
-bool md_ctl_rate_take(struct md_ctl_rate *r, double burst, double per_sec, int64_t now_ms);
-/* Would the bucket be full by now (nothing to remember about this user)? */
-bool md_ctl_rate_full(const struct md_ctl_rate *r, double burst, double per_sec,
-		      int64_t now_ms);
-
 #endif

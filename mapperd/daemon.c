@@ -4,7 +4,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "daemon.h"
@@ -61,11 +60,33 @@ struct md_fs *md_fs_by_devname(struct md_daemon *d, const char *name)
 	return NULL;
 }
 
+/*
+ * The watched filesystem whose mount point is the longest whole-component
+ * prefix of @path.  Purely by name: a control client's path is never
+ * looked up here, since a stat() in the event loop on a hung network or
+ * FUSE mount would stall the daemon.  mapctl sends paths through
+ * realpath(), so they are canonical already.
+ */
 struct md_fs *md_fs_by_path(struct md_daemon *d, const char *path)
 {
-	struct stat st;
+	struct md_fs *best = NULL;
+	size_t best_len = 0;
 
-	if (stat(path, &st) != 0)
+	if (path[0] != '/')
 		return NULL;
-	return md_fs_by_dev(d, st.st_dev);
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
+		size_t n = strlen(fs->mountpoint);
+
+		while (n > 1 && fs->mountpoint[n - 1] == '/')
+			n--;
+		if (strncmp(path, fs->mountpoint, n) != 0)
+			continue;
+		if (n > 1 && path[n] != '\0' && path[n] != '/')
+			continue;	/* /srv/data is not under /srv/d */
+		if (!best || n > best_len) {
+			best = fs;
+			best_len = n;
+		}
+	}
+	return best;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A token bucket: @burst events at once, then @rate per second.  Pure (the
- * caller passes the time), so the host unit tests can drive it.
+ * The daemon's one token bucket (event sources, control clients): @burst
+ * events at once, then @rate per second.  Pure (the caller passes the
+ * monotonic time in seconds), so the host unit tests can drive it.
  */
 #ifndef MAPPERD_RATELIMIT_H
 #define MAPPERD_RATELIMIT_H
@@ -16,5 +17,7 @@ struct md_ratelimit {
 /* Take one token at @now; false when the bucket is empty (the event is over
  * the limit).  A new (zeroed) bucket starts full. */
 bool md_ratelimit_take(struct md_ratelimit *rl, double now, double rate, double burst);
+/* Would the bucket be full at @now (nothing worth remembering about it)? */
+bool md_ratelimit_full(const struct md_ratelimit *rl, double now, double rate, double burst);
 
 #endif

@@ -7,6 +7,7 @@
  * right away from a peer that connected before it).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -137,31 +138,6 @@ static void test_out_queue(void)
 	close(sv[0]);
 }
 
-static void test_rate(void)
-{
-	struct md_ctl_rate r;
-	int n = 0;
-
-	md_ctl_rate_init(&r, 64, 1000);
-	while (n < 1000 && md_ctl_rate_take(&r, 64, 16, 1000))
-		n++;
-	CHECK_INT(n, 64);
-	CHECK(!md_ctl_rate_full(&r, 64, 16, 1000), "an empty bucket is full");
-	/* one second later: 16 more */
-	n = 0;
-	while (n < 1000 && md_ctl_rate_take(&r, 64, 16, 2000))
-		n++;
-	CHECK_INT(n, 16);
-	/* a clock that goes back gives nothing */
-	CHECK(!md_ctl_rate_take(&r, 64, 16, 1500), "a token from a clock going back");
-	/* long after: full again, and never more than the burst */
-	CHECK(md_ctl_rate_full(&r, 64, 16, 100000), "not full after 98 s");
-	n = 0;
-	while (n < 1000 && md_ctl_rate_take(&r, 64, 16, 100000))
-		n++;
-	CHECK_INT(n, 64);
-}
-
 static void test_privilege(void)
 {
 	static struct md_daemon d;
@@ -187,11 +163,33 @@ static void test_privilege(void)
 	CHECK_STR(md_peer_name(&ghost), "uid 4000000000");
 }
 
+/* A control client's path picks its filesystem by name alone. */
+static void test_fs_by_path(void)
+{
+	static struct md_daemon d;
+	static struct md_fs root, srv, data;
+
+	snprintf(root.mountpoint, sizeof(root.mountpoint), "/");
+	snprintf(srv.mountpoint, sizeof(srv.mountpoint), "/srv");
+	snprintf(data.mountpoint, sizeof(data.mountpoint), "/srv/data");
+	d.fs_list = &srv;
+	srv.next = &data;
+	CHECK(md_fs_by_path(&d, "/srv") == &srv, "the mount point itself");
+	CHECK(md_fs_by_path(&d, "/srv/a/b") == &srv, "a path below it");
+	CHECK(md_fs_by_path(&d, "/srv/data/x") == &data, "the longest match wins");
+	CHECK(md_fs_by_path(&d, "/srv/database") == &srv, "/srv/database is not under /srv/data");
+	CHECK(md_fs_by_path(&d, "/srvx") == NULL, "/srvx is not under /srv");
+	CHECK(md_fs_by_path(&d, "srv") == NULL, "a relative path names nothing");
+	data.next = &root;
+	CHECK(md_fs_by_path(&d, "/etc/passwd") == &root, "everything is under /");
+	CHECK(md_fs_by_path(&d, "/srv/data") == &data, "the deeper mount point");
+}
+
 int main(void)
 {
+	test_fs_by_path();
 	test_framing();
 	test_out_queue();
-	test_rate();
 	test_privilege();
 	return check_done();
 }

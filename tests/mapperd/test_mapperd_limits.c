@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The bounds on what event sources can make mapperd do: the token bucket
- * each kernel log source goes through, and the events table that keeps only
+ * The bounds on what event sources and control clients can make mapperd
+ * do: the token bucket each kernel log source and each control user goes
+ * through, and the events table that keeps only
  * its newest rows however many reports come in.
  */
 #include <errno.h>
@@ -34,6 +35,33 @@ static void bucket(void)
 	for (int i = 0; i < 100; i++)
 		taken += md_ratelimit_take(&rl, t + 3600, 4.0, 30.0);
 	CHECK_INT(taken, 30);
+}
+
+/* The control socket's use: full tells when a user can be forgotten. */
+static void bucket_full(void)
+{
+	struct md_ratelimit rl = { 0 };
+	int n = 0;
+
+	CHECK(md_ratelimit_full(&rl, 1.0, 16, 64), "a new bucket is full");
+	while (n < 1000 && md_ratelimit_take(&rl, 1.0, 16, 64))
+		n++;
+	CHECK_INT(n, 64);
+	CHECK(!md_ratelimit_full(&rl, 1.0, 16, 64), "an empty bucket is full");
+	/* one second later: 16 more */
+	n = 0;
+	while (n < 1000 && md_ratelimit_take(&rl, 2.0, 16, 64))
+		n++;
+	CHECK_INT(n, 16);
+	/* a clock that goes back gives nothing */
+	CHECK(!md_ratelimit_take(&rl, 1.5, 16, 64), "a token from a clock going back");
+	CHECK(!md_ratelimit_full(&rl, 1.5, 16, 64), "full from a clock going back");
+	/* long after: full again, and never more than the burst */
+	CHECK(md_ratelimit_full(&rl, 100.0, 16, 64), "not full after 98 s");
+	n = 0;
+	while (n < 1000 && md_ratelimit_take(&rl, 100.0, 16, 64))
+		n++;
+	CHECK_INT(n, 64);
 }
 
 static int count_event(const struct map_event *e, void *arg)
@@ -83,6 +111,7 @@ static void events_table(void)
 int main(void)
 {
 	bucket();
+	bucket_full();
 	events_table();
 	return check_done();
 }
