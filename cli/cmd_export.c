@@ -65,8 +65,9 @@ const struct command cmd_export = {
 	"export", run, "damaged files relative to the mount, for rsync --files-from",
 	"Usage: mapctl export PATH --rsync [-0]\n"
 	"\n"
-	"Print the open damaged files of the filesystem holding PATH, relative to\n"
-	"its mount point, one per line (or NUL-separated with -0), ready for\n"
+	"Print the damaged files of the filesystem holding PATH (open findings, and\n"
+	"repaired ones: a rebuild may have lost attributes), relative to its mount\n"
+	"point, one per line (or NUL-separated with -0), ready for\n"
 	"\n"
 	"  mapctl export /srv --rsync | rsync -a --inplace --whole-file --ignore-times \\\n"
 	"      --files-from=- MIRROR:/srv/ /srv/\n"

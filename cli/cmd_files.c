@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* mapctl files: damaged files by path, every name, with offsets and state. */
+/* mapctl files: damaged files by path, every name, with offsets and state;
+ * then the damaged metadata that belongs to no file. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +40,8 @@ static int show(const struct map_finding *f, void *arg)
 	if (f->state == MAP_STATE_OPEN)
 		fl->open++;
 	fl->shown++;
-	if (fl->ctl->json) {
-		json_finding(fl->j, f, fl->mountpoint);
-		return 0;
-	}
+	if (fl->ctl->json)
+		return json_stored_finding(fl->j, fl->st, f, fl->mountpoint);
 	if (fl->ctl->zero) {
 		for (size_t i = 0; i < f->npaths; i++) {
 			char *p = join_path(fl->mountpoint, f->paths[i]);
@@ -55,22 +54,27 @@ static int show(const struct map_finding *f, void *arg)
 		}
 		return 0;
 	}
-	char off[32] = "-", len[32] = "-";
+	char id[24], off[32] = "-", len[32] = "-", ino[24] = "-", where[96], note[256];
+	int rc = finding_evidence_note(fl->st, f, note, sizeof(note));
+
+	if (rc)
+		return rc;
+	snprintf(id, sizeof(id), "#%lld", (long long)f->id);
 	if (f->has_offset) {
 		snprintf(off, sizeof(off), "%llu", (unsigned long long)f->offset);
 		snprintf(len, sizeof(len), "%llu", (unsigned long long)f->length);
 	}
+	if (f->ino)
+		snprintf(ino, sizeof(ino), "%llu", (unsigned long long)f->ino);
 	for (size_t i = 0; i < (f->npaths ? f->npaths : 1); i++) {
-		printf("%-9s %-13s %12s %9s %10llu  ", map_state_name(f->state), f->kind, off, len,
-		       (unsigned long long)f->ino);
+		printf("%-6s %-9s %-14s %12s %9s %10s  ", id, map_state_name(f->state), f->kind, off,
+		       len, ino);
 		if (f->npaths)
 			print_path_text(stdout, fl->mountpoint, f->paths[i]);
 		else
-			printf("(no name found%s)", f->mode == 0 ? "; inode unreadable" : "");
-		if (strcmp(f->source, "scrub") == 0)
-			printf("  [scrub %s: %s]", f->scrub, f->detail);
-		else if (f->flags & MAP_OWNER_F_SHARED)
-			printf("  [shared extent]");
+			fputs(finding_where(f, where, sizeof(where)), stdout);
+		if (note[0])
+			printf("  %s", note);
 		putchar('\n');
 	}
 	return 0;
@@ -79,11 +83,9 @@ static int show(const struct map_finding *f, void *arg)
 static int list_fs(const struct map_store_fs *fs, void *arg)
 {
 	struct files *fl = arg;
-	unsigned int filter = MAP_FIND_FILES;
+	unsigned int filter = fl->all ? MAP_FIND_ALL : 0;
 
 	fl->mountpoint = fs->mountpoint;
-	if (fl->all)
-		filter |= MAP_FIND_ALL;
 	return map_store_findings(fl->st, fs->id, filter, show, fl);
 }
 
@@ -122,15 +124,15 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		json_start(&j, stdout);
 		map_json_arr(&j, NULL);
 	} else if (!ctl->zero) {
-		printf("%-9s %-13s %12s %9s %10s  %s\n", "STATE", "KIND", "OFFSET", "LENGTH", "INODE",
-		       "PATH");
+		printf("%-6s %-9s %-14s %12s %9s %10s  %s\n", "ID", "STATE", "KIND", "OFFSET",
+		       "LENGTH", "INODE", "PATH");
 	}
 	rc = fl.fs_id ? list_fs(&one, &fl) : map_store_fs_each(fl.st, list_fs, &fl);
 	if (ctl->json) {
 		map_json_end_arr(&j);
 		json_end(&j);
 	} else if (!ctl->zero && fl.shown == 0) {
-		printf("(no %sdamaged files)\n", fl.all ? "" : "open ");
+		printf("(no %sfindings)\n", fl.all ? "" : "open ");
 	}
 	for (size_t i = 0; i < fl.nseen; i++)
 		free(fl.seen[i]);
@@ -142,18 +144,24 @@ static int run(struct ctl *ctl, int argc, char **argv)
 }
 
 const struct command cmd_files = {
-	"files", run, "list damaged files by path (every hard link and reflink sharer)",
+	"files", run, "list damaged files by path (every hard link and reflink sharer), then metadata",
 	"Usage: mapctl files [--all] [--json | -0] [PATH]\n"
 	"\n"
-	"List the damaged files of every recorded filesystem (or of the one holding\n"
-	"PATH): one line per name, with the state, what was damaged (file data,\n"
-	"inode, directory, extent map, ...), the byte offset and length in the file,\n"
-	"and the inode.  Open findings only, unless --all.  Names are escaped for the\n"
-	"terminal (\\n, \\xNN); -0 and --json give them exactly.\n"
+	"List the findings of every recorded filesystem (or of the one holding\n"
+	"PATH), one damaged object each: one line per name, with the finding's ID\n"
+	"(for mapctl resolve, ignore and repair --finding), the state, what was\n"
+	"damaged (file data, inode, extent-map, directory, parent, ...), the byte\n"
+	"offset and length in the file, the inode, and what showed it (media,\n"
+	"scrub with its types, event).  Metadata that belongs to no file (AG headers\n"
+	"and btrees, summary counters) is listed too, by AG.  Open findings only,\n"
+	"unless --all.  Names are escaped for the terminal (\\n, \\xNN); -0 and\n"
+	"--json give them exactly.\n"
 	"\n"
 	"Options:\n"
 	"  --all        include refetched, repaired, ignored and resolved findings\n"
-	"  --json       a JSON array of findings (invalid UTF-8 as \\udcNN)\n"
+	"  --json       a JSON array of findings, each with its evidence (source,\n"
+	"               scrub, physical, length, detail, last_seen); invalid UTF-8\n"
+	"               as \\udcNN\n"
 	"  -0           absolute paths only, each ended by a NUL byte, each once\n"
 	"  -h, --help   this text\n"
 	"\n"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* mapctl repair: ask the kernel to rebuild damaged metadata (opt-in). */
+/* mapctl repair: ask the kernel to rebuild damaged metadata (opt-in), in an
+ * order where each step can succeed; say what came of every finding. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -7,177 +8,258 @@
 #include <unistd.h>
 
 #include "mapctl.h"
+#include "repair_offline.h"
+#include "repair_plan.h"
 #include "xfs_abi.h"
 
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+/* A cancelled scan is retried this often: it settles once the rebuilds
+ * before it have been written out. */
+#define REPAIR_CANCEL_RETRIES 3
 
-struct candidate {
-	struct map_finding f;
-	uint32_t types[8];
-	int ntypes;
-	int order;		/* AG headers, btrees, then inodes */
-};
-
-struct repair {
-	struct ctl *ctl;
-	int64_t only;		/* --finding ID, or 0 */
-	struct candidate *v;
-	size_t n;
+struct collect {
+	struct repair_plan *plan;
+	const struct repair_caps *caps;
+	int64_t only;			/* --finding ID, or 0 */
+	bool only_is_data;		/* ... and it is file data */
 };
 
 static int collect(const struct map_finding *f, void *arg)
 {
-	struct repair *r = arg;
-	struct candidate c;
+	struct collect *c = arg;
 
-	if (r->only && f->id != r->only)
+	if (c->only && f->id != c->only)
 		return 0;
-	if (!f->scrub[0] || !strcmp(f->kind, "file"))
-		return 0;	/* file data: only a good copy brings it back */
-	memset(&c, 0, sizeof(c));
-	char names[sizeof(f->scrub)];
-	snprintf(names, sizeof(names), "%s", f->scrub);
-	char *save = NULL;
-	for (char *t = strtok_r(names, ",", &save); t && c.ntypes < 8; t = strtok_r(NULL, ",", &save)) {
-		int type = map_scrub_type_by_name(t);
+	if (c->only && !strcmp(f->kind, "file"))
+		c->only_is_data = true;
+	return repair_plan_add(c->plan, c->caps, f);
+}
 
-		if (type >= 0)
-			c.types[c.ntypes++] = (uint32_t)type;
+/*
+ * One scrub call on the object of @it.  Rebuilding an inode cluster gives
+ * the other rebuilt inodes of the cluster new generations (their old ones
+ * were in the unreadable sectors), so a recorded generation that no longer
+ * matches is dropped and the call made again for whatever the inode number
+ * holds now; a repair only ever rebuilds metadata of what is there.
+ */
+static int scrub_object(struct map_fs *fs, struct plan_item *it, uint32_t type, uint32_t iflags,
+			uint32_t *oflags)
+{
+	const struct map_scrub_type_info *t = map_scrub_type(type);
+	uint32_t agno = t->scope == MAP_SCOPE_AG ? (uint32_t)(it->f.agno < 0 ? 0 : it->f.agno) : 0;
+	uint64_t ino = t->scope == MAP_SCOPE_INODE ? it->f.ino : 0;
+	uint32_t gen = t->scope == MAP_SCOPE_INODE ? it->f.gen : 0;
+	int rc = map_scrub_call(map_fs_fd(fs), type, agno, ino, gen, iflags, oflags);
+
+	if (rc == -ENOENT && gen) {
+		rc = map_scrub_call(map_fs_fd(fs), type, agno, ino, 0, iflags, oflags);
+		if (rc != -ENOENT)
+			it->f.gen = 0;
 	}
-	if (c.ntypes == 0)
-		return 0;
-	c.f = *f;
-	c.f.paths = NULL;
-	c.f.npaths = 0;
-	for (size_t i = 0; i < f->npaths; i++)
-		map_finding_add_path(&c.f, f->paths[i]);
-	c.order = (int)c.types[0];
-	struct candidate *v = realloc(r->v, (r->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	r->v = v;
-	r->v[r->n++] = c;
-	return 0;
+	return rc;
 }
 
-static int cmp_candidate(const void *a, const void *b)
-{
-	const struct candidate *x = a, *y = b;
-
-	if (x->order != y->order)
-		return x->order - y->order;
-	return x->f.id < y->f.id ? -1 : x->f.id > y->f.id;
-}
-
-static const char *why_unsupported(const struct map_geometry *geo, uint32_t type, int64_t agno)
-{
-	if (!geo->v5)
-		return "V4 filesystems cannot be repaired online";
-	if (type == XFS_SCRUB_TYPE_SB && agno == 0)
-		return "the primary superblock is never repaired online";
-	if ((type == XFS_SCRUB_TYPE_DIR || type == XFS_SCRUB_TYPE_XATTR ||
-	     type == XFS_SCRUB_TYPE_SYMLINK || (type == XFS_SCRUB_TYPE_PARENT && geo->parent)) &&
-	    !geo->exchange_range)
-		return "needs the exchange-range feature (mkfs.xfs -i exchange=1)";
-	if (!geo->rmapbt && type != XFS_SCRUB_TYPE_RMAPBT)
-		return "needs the reverse-mapping btree (mkfs.xfs -m rmapbt=1)";
-	if (type == XFS_SCRUB_TYPE_HEALTHY)
-		return "nothing to repair: it reports the others";
-	return "this kernel cannot repair it";
-}
-
-static void describe(FILE *out, const struct candidate *c, const char *mnt)
-{
-	fprintf(out, "  #%lld %s", (long long)c->f.id, c->f.kind);
-	if (c->f.agno >= 0 && !c->f.ino)
-		fprintf(out, " AG %lld", (long long)c->f.agno);
-	if (c->f.ino)
-		fprintf(out, " inode %llu", (unsigned long long)c->f.ino);
-	if (c->f.npaths) {
-		fputc(' ', out);
-		print_path_text(out, mnt, c->f.paths[0]);
-	}
-	fprintf(out, " (%s: %s)\n", c->f.source, c->f.scrub);
-}
-
-/* Repair one type of one object; the outcome word and its detail. */
-static const char *repair_one(struct map_fs *fs, const struct candidate *c, uint32_t type,
-			      char *detail, size_t len)
+/* Ask the kernel to rebuild one type of one object, then check it again. */
+static void run_step(struct map_fs *fs, struct plan_item *it, struct plan_step *s)
 {
 	const struct map_fs_info *info = map_fs_info(fs);
-	const struct map_scrub_type_info *t = map_scrub_type(type);
-	uint32_t agno = t->scope == MAP_SCOPE_AG ? (uint32_t)(c->f.agno < 0 ? 0 : c->f.agno) : 0;
-	uint64_t ino = t->scope == MAP_SCOPE_INODE ? c->f.ino : 0;
-	uint32_t gen = t->scope == MAP_SCOPE_INODE ? c->f.gen : 0;
+	const struct map_scrub_type_info *t = map_scrub_type(s->type);
+	uint64_t ino = t->scope == MAP_SCOPE_INODE ? it->f.ino : 0;
 	/* A block known to be unreadable is rebuilt elsewhere even if the
-	 * check cannot see the damage from the copy in memory. */
+	 * check cannot see the damage from the copy in memory.  Not needed for
+	 * an inode: a cluster that fails to read is never cached, the check
+	 * sees it, and the repair rebuilds the cluster's lost inodes. */
 	uint32_t iflags = XFS_SCRUB_IFLAG_REPAIR |
-			  (strcmp(c->f.source, "scrub") ? XFS_SCRUB_IFLAG_FORCE_REBUILD : 0);
+			  (it->unreadable && s->type != XFS_SCRUB_TYPE_INODE ?
+			   XFS_SCRUB_IFLAG_FORCE_REBUILD : 0);
 	uint32_t oflags = 0, after = 0;
 	char buf[96];
 	int rc;
 
-	if (t->scope == MAP_SCOPE_INODE && !ino) {
-		snprintf(detail, len, "%s: no inode recorded", t->name);
-		return "failed";
+	if (s->unsupported) {
+		s->outcome = OUTCOME_UNSUPPORTED;
+		snprintf(s->detail, sizeof(s->detail), "%s: %s", t->name, s->unsupported);
+		return;
 	}
-	rc = map_scrub_call(map_fs_fd(fs), type, agno, ino, gen, iflags, &oflags);
+	if (t->scope == MAP_SCOPE_INODE && !ino) {
+		s->outcome = OUTCOME_FAILED;
+		snprintf(s->detail, sizeof(s->detail), "%s: no inode recorded", t->name);
+		return;
+	}
+	rc = scrub_object(fs, it, s->type, iflags, &oflags);
+	/* A directory or parent rebuild scans every inode; a change during
+	 * the scan (our own earlier rebuilds included) cancels it: again. */
+	for (int again = 0; rc == -ECANCELED && again < REPAIR_CANCEL_RETRIES; again++)
+		rc = scrub_object(fs, it, s->type, iflags, &oflags);
 	if (rc == -EOPNOTSUPP) {
-		snprintf(detail, len, "%s: %s", t->name, why_unsupported(&info->geo, type, c->f.agno));
-		return "unsupported";
+		s->outcome = OUTCOME_UNSUPPORTED;
+		snprintf(s->detail, sizeof(s->detail), "%s: %s", t->name,
+			 !info->geo.rmapbt ? "needs the reverse-mapping btree (rmapbt)"
+					   : "this kernel cannot rebuild it online");
+		return;
+	}
+	if (rc == -ENOENT && t->scope == MAP_SCOPE_INODE) {
+		/* Not found with any generation: a cluster rebuild found it free,
+		 * or the kernel cannot load it; either way the mirror has it. */
+		s->outcome = OUTCOME_LOST;
+		snprintf(s->detail, sizeof(s->detail), "%s: the kernel finds no inode %llu (ENOENT)",
+			 t->name, (unsigned long long)ino);
+		if (!it->lost[0])
+			snprintf(it->lost, sizeof(it->lost), "the kernel finds no inode there now: "
+				 "refetch puts the file back");
+		return;
+	}
+	if (rc == -EIO && s->type == XFS_SCRUB_TYPE_SYMLINK && it->unreadable) {
+		/* The kernel will not invent a target it cannot read. */
+		s->outcome = OUTCOME_LOST;
+		snprintf(s->detail, sizeof(s->detail),
+			 "%s: the target is unreadable and left as it is", t->name);
+		return;
 	}
 	if (rc) {
-		snprintf(detail, len, "%s: %s", t->name, map_strerror(rc));
-		return "failed";
+		s->outcome = OUTCOME_FAILED;
+		snprintf(s->detail, sizeof(s->detail), "%s: %s", t->name, map_strerror(rc));
+		return;
 	}
 	if (oflags & XFS_SCRUB_OFLAG_NO_REPAIR_NEEDED) {
-		snprintf(detail, len, "%s: the kernel found nothing to repair", t->name);
-		return "not-needed";
+		s->outcome = OUTCOME_NOT_NEEDED;
+		snprintf(s->detail, sizeof(s->detail), "%s: the kernel found nothing to rebuild",
+			 t->name);
+		return;
 	}
-	/* Check again, without repair, to be sure. */
-	rc = map_scrub_call(map_fs_fd(fs), type, agno, ino, gen, 0, &after);
+	rc = scrub_object(fs, it, s->type, 0, &after);
 	if (rc || (after & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT))) {
-		snprintf(detail, len, "%s: still damaged after repair (%s)", t->name,
-			 rc ? map_strerror(rc) : map_scrub_oflags_str(after, buf, sizeof(buf)));
-		return "failed";
+		s->outcome = OUTCOME_FAILED;
+		snprintf(s->detail, sizeof(s->detail), "%s: still damaged after the rebuild (%s)",
+			 t->name, rc ? map_strerror(rc) : map_scrub_oflags_str(after, buf, sizeof(buf)));
+		return;
 	}
-	snprintf(detail, len, "%s: rebuilt and checked clean", t->name);
-	return "repaired";
+	s->outcome = OUTCOME_HEALED;
+	s->rebuilt = true;
+	snprintf(s->detail, sizeof(s->detail), "%s: rebuilt and checked clean", t->name);
+}
+
+/* What a rebuild over unreadable blocks cannot bring back. */
+static const char *what_was_lost(const struct plan_item *it, const struct plan_step *s,
+				 const struct map_geometry *geo)
+{
+	if (!it->unreadable)
+		return NULL;
+	switch (s->type) {
+	case XFS_SCRUB_TYPE_INODE:
+		return "the inode was rebuilt: its size, mode, owner and times are approximate";
+	case XFS_SCRUB_TYPE_XATTR:
+		return "the extended attributes stored in the unreadable blocks were dropped";
+	case XFS_SCRUB_TYPE_SYMLINK:
+		return "the symlink target could not be read";
+	case XFS_SCRUB_TYPE_DIR:
+		/* Parent pointers give back every name; without them, the
+		 * children of lost entries go to the orphanage. */
+		return geo->parent ? NULL : "names in the unreadable blocks: their files are in "
+					    "lost+found";
+	default:
+		return NULL;
+	}
+}
+
+/* The outcome of a finding from its steps: the worst one. */
+static void settle(struct plan_item *it, const struct map_geometry *geo)
+{
+	enum repair_outcome worst = OUTCOME_NOT_NEEDED;
+
+	for (int k = 0; k < it->nsteps; k++) {
+		struct plan_step *s = &it->steps[k];
+		const char *lost = NULL;
+
+		if (s->outcome == OUTCOME_HEALED || s->outcome == OUTCOME_LOST)
+			lost = what_was_lost(it, s, geo);
+		if (lost) {
+			if (s->outcome == OUTCOME_HEALED)
+				s->outcome = OUTCOME_LOST;
+			if (!it->lost[0])
+				snprintf(it->lost, sizeof(it->lost), "%s", lost);
+		}
+		if (s->outcome > worst)
+			worst = s->outcome;
+	}
+	it->outcome = worst;
+}
+
+/* Everything rebuilt is checked once more at the end: a later step (a
+ * directory rebuild moving children, say) may have disturbed an earlier one. */
+static void recheck(struct map_fs *fs, struct plan_item *it)
+{
+	for (int k = 0; k < it->nsteps; k++) {
+		struct plan_step *s = &it->steps[k];
+		const struct map_scrub_type_info *t = map_scrub_type(s->type);
+		uint32_t after = 0;
+		char buf[96];
+		int rc;
+
+		if (!s->rebuilt || s->outcome == OUTCOME_FAILED)
+			continue;	/* only what this run rebuilt */
+		rc = scrub_object(fs, it, s->type, 0, &after);
+		if (rc || (after & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT))) {
+			s->outcome = OUTCOME_FAILED;
+			snprintf(s->detail, sizeof(s->detail), "%s: damaged again at the final check (%s)",
+				 t->name, rc ? map_strerror(rc) : map_scrub_oflags_str(after, buf, sizeof(buf)));
+		}
+	}
 }
 
 /*
  * Rebuilding AG headers and btrees leaves the summary counters marked sick;
- * until they are checked the filesystem cannot be unmounted clean.  Ask the
- * kernel to recount them (it freezes the filesystem for a moment).
+ * until they are checked the filesystem cannot be unmounted clean.  After a
+ * directory rebuild the link counts may be off too.  Ask the kernel to
+ * recount (fscounters freezes the filesystem for a moment).
  */
-static int recount(struct map_fs *fs, struct map_store *st, int64_t fs_id)
+static int recount(const struct ctl *ctl, struct map_fs *fs, struct map_store *st, int64_t fs_id,
+		   uint32_t type, const char *why)
 {
+	const struct map_scrub_type_info *t = map_scrub_type(type);
 	uint32_t oflags = 0;
-	char detail[128];
-	int rc = map_scrub_call(map_fs_fd(fs), XFS_SCRUB_TYPE_FSCOUNTERS, 0, 0, 0,
-				XFS_SCRUB_IFLAG_REPAIR, &oflags);
+	char detail[160];
+	int rc = map_scrub_call(map_fs_fd(fs), type, 0, 0, 0, XFS_SCRUB_IFLAG_REPAIR, &oflags);
 	const char *outcome = rc ? "failed" :
 			      (oflags & XFS_SCRUB_OFLAG_NO_REPAIR_NEEDED) ? "not-needed" : "repaired";
 
-	snprintf(detail, sizeof(detail), "fscounters: %s", rc ? map_strerror(rc) :
-		 "summary counters recounted after the rebuild");
-	printf("  %-16s %s\n", outcome, detail);
+	snprintf(detail, sizeof(detail), "%s: %s", t->name, rc ? map_strerror(rc) : why);
+	if (!ctl->json)
+		printf("  %-11s %-12s %s\n", "summary", outcome, detail);
 	return record_action(st, fs_id, 0, "repair", outcome, detail);
 }
 
-/* One finding's attempts (one per scrub type) and the state they lead to
- * (@state < 0: unchanged), in one transaction: both or neither. */
-static int record_repair(struct map_store *st, int64_t fs_id, const struct candidate *cd,
-			 const char *const *outcomes, char (*details)[256], int state)
+/* Word recorded for a step (history keeps the words it always had). */
+static const char *step_word(enum repair_outcome o)
 {
+	return o == OUTCOME_HEALED || o == OUTCOME_LOST ? "repaired" : repair_outcome_name(o);
+}
+
+/* One finding's steps, its outcome and the state it leads to, in one
+ * transaction: all or nothing. */
+static int record_item(struct map_store *st, int64_t fs_id, const struct plan_item *it)
+{
+	char detail[512];
+	int state = -1;
 	int rc = map_store_begin(st);
 
 	if (rc)
 		return rc;
-	for (int k = 0; k < cd->ntypes && rc == 0; k++)
-		rc = record_action(st, fs_id, cd->f.id, "repair", outcomes[k], details[k]);
+	for (int k = 0; k < it->nsteps && rc == 0; k++)
+		rc = record_action(st, fs_id, it->f.id, "repair", step_word(it->steps[k].outcome),
+				   it->steps[k].detail);
+	snprintf(detail, sizeof(detail), "%s%s%s", repair_outcome_name(it->outcome),
+		 it->lost[0] ? ": " : "", it->lost);
+	if (rc == 0)
+		rc = record_action(st, fs_id, it->f.id, "repair-result",
+				   repair_outcome_name(it->outcome), detail);
+	switch (it->outcome) {
+	case OUTCOME_NOT_NEEDED: state = MAP_STATE_RESOLVED; break;
+	case OUTCOME_HEALED:
+	case OUTCOME_LOST: state = MAP_STATE_REPAIRED; break;
+	default: break;
+	}
 	if (rc == 0 && state >= 0)
-		rc = map_store_finding_set_state(st, cd->f.id, (enum map_finding_state)state);
+		rc = map_store_finding_set_state(st, it->f.id, (enum map_finding_state)state);
 	return store_finish(st, rc);
 }
 
@@ -197,16 +279,209 @@ static bool confirm(const struct ctl *ctl, size_t n, const char *mnt)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
+struct tally {
+	int by[OUTCOME_FAILED + 1];
+};
+
+static void tally_plan(const struct repair_plan *p, struct tally *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < p->n; i++)
+		t->by[p->v[i].outcome]++;
+}
+
+/* What the administrator can do next that would work. */
+static void next_steps(FILE *out, const struct repair_plan *p, const struct repair_caps *caps,
+		       const struct tally *t, const char *mnt, bool dry_run)
+{
+	bool said = false;
+
+	if (p->data_findings || t->by[OUTCOME_LOST]) {
+		fprintf(out, "next: mapctl refetch %s --from MIRROR", shown(mnt));
+		if (p->data_findings)
+			fprintf(out, "  (file data of %zu damaged range%s%s)", p->data_findings,
+				p->data_findings == 1 ? "" : "s",
+				t->by[OUTCOME_LOST] ? ", and what the rebuilds lost" : "");
+		else
+			fputs("  (puts back what the rebuilds lost)", out);
+		fputc('\n', out);
+		said = true;
+	}
+	if (dry_run && p->n) {
+		fprintf(out, "next: mapctl repair %s --all --yes  (runs the plan above)\n", shown(mnt));
+		said = true;
+	}
+	if (t->by[OUTCOME_UNSUPPORTED] || (dry_run && p->offline_needed)) {
+		const char *remedy = NULL;
+
+		for (size_t i = 0; i < p->n && !remedy; i++)
+			for (int k = 0; k < p->v[i].nsteps && !remedy; k++)
+				if (p->v[i].steps[k].unsupported ||
+				    p->v[i].steps[k].outcome == OUTCOME_UNSUPPORTED)
+					remedy = repair_remedy(caps, &p->v[i].steps[k]);
+		fprintf(out, "next: %s\n", remedy ? remedy : "mapctl repair --offline-plan");
+		said = true;
+	}
+	if (t->by[OUTCOME_FAILED]) {
+		fprintf(out, "next: 'mapctl history %s' has why each failed; 'mapctl scan %s' checks "
+			"again; if they stay damaged: mapctl repair --offline-plan %s\n", shown(mnt),
+			shown(mnt), shown(mnt));
+		said = true;
+	}
+	if (!said && !dry_run)
+		fprintf(out, "next: mapctl scan %s  (confirms the filesystem is clean)\n", shown(mnt));
+}
+
+static void json_plan(const struct repair_plan *p, const struct repair_caps *caps,
+		      const char *mnt, bool dry_run)
+{
+	struct map_json j;
+
+	json_start(&j, stdout);
+	map_json_obj(&j, NULL);
+	map_json_str(&j, "mountpoint", mnt);
+	map_json_bool(&j, "dry_run", dry_run);
+	map_json_bool(&j, "kernel_repairs", caps->kernel_repairs);
+	map_json_arr(&j, "findings");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_item *it = &p->v[i];
+
+		map_json_obj(&j, NULL);
+		map_json_int(&j, "id", it->f.id);
+		map_json_str(&j, "kind", it->f.kind);
+		if (it->f.agno >= 0)
+			map_json_int(&j, "ag", it->f.agno);
+		if (it->f.ino)
+			map_json_uint(&j, "inode", it->f.ino);
+		map_json_arr(&j, "paths");
+		for (size_t k = 0; k < it->f.npaths; k++) {
+			char *full = join_path(mnt, it->f.paths[k]);
+
+			map_json_str(&j, NULL, full ? full : it->f.paths[k]);
+			free(full);
+		}
+		map_json_end_arr(&j);
+		map_json_bool(&j, "unreadable", it->unreadable);
+		map_json_str(&j, "outcome", repair_outcome_name(it->outcome));
+		if (it->lost[0])
+			map_json_str(&j, "lost", it->lost);
+		map_json_arr(&j, "steps");
+		for (int k = 0; k < it->nsteps; k++) {
+			const struct plan_step *s = &it->steps[k];
+
+			map_json_obj(&j, NULL);
+			map_json_str(&j, "scrub", map_scrub_type(s->type)->name);
+			map_json_str(&j, "phase", repair_phase_name(s->phase));
+			map_json_str(&j, "outcome", repair_outcome_name(s->outcome));
+			if (s->detail[0])
+				map_json_str(&j, "detail", s->detail);
+			if (s->unsupported || s->outcome == OUTCOME_UNSUPPORTED)
+				map_json_str(&j, "remedy", repair_remedy(caps, s));
+			map_json_end_obj(&j);
+		}
+		map_json_end_arr(&j);
+		map_json_end_obj(&j);
+	}
+	map_json_end_arr(&j);
+	map_json_uint(&j, "data_findings", p->data_findings);
+	map_json_end_obj(&j);
+	json_end(&j);
+}
+
+/* Run the plan phase by phase; returns how many outcomes were not recorded. */
+static int execute(const struct ctl *ctl, struct map_fs *fs, struct map_store *st, int64_t fs_id,
+		   struct repair_plan *p)
+{
+	const struct map_geometry *geo = &map_fs_info(fs)->geo;
+	bool rebuilt = false, relinked = false;
+	int unrecorded = 0;
+
+	for (int ph = 0; ph < PHASE_NR; ph++) {
+		for (size_t i = 0; i < p->n; i++) {
+			struct plan_item *it = &p->v[i];
+
+			for (int k = 0; k < it->nsteps; k++) {
+				struct plan_step *s = &it->steps[k];
+
+				if ((int)s->phase != ph)
+					continue;
+				run_step(fs, it, s);
+				if (s->outcome == OUTCOME_HEALED || s->outcome == OUTCOME_LOST) {
+					rebuilt = true;
+					relinked |= s->type == XFS_SCRUB_TYPE_DIR ||
+						    s->type == XFS_SCRUB_TYPE_PARENT;
+				}
+				if (!ctl->json) {
+					printf("  %-11s #%-5lld %-12s %s\n", repair_phase_name(s->phase),
+					       (long long)it->f.id, step_word(s->outcome), s->detail);
+					fflush(stdout);
+				}
+			}
+		}
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		recheck(fs, &p->v[i]);
+		settle(&p->v[i], geo);
+		int wrc = record_item(st, fs_id, &p->v[i]);
+
+		if (wrc) {
+			fail(ctl, wrc, "recording the repair of finding #%lld",
+			     (long long)p->v[i].f.id);
+			unrecorded++;
+		}
+	}
+	if (relinked && recount(ctl, fs, st, fs_id, XFS_SCRUB_TYPE_NLINKS,
+				"link counts checked after the directory rebuilds"))
+		unrecorded++;
+	if (rebuilt && recount(ctl, fs, st, fs_id, XFS_SCRUB_TYPE_FSCOUNTERS,
+			       "summary counters recounted after the rebuild"))
+		unrecorded++;
+	return unrecorded;
+}
+
+static void print_results(const struct repair_plan *p, const char *mnt)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_item *it = &p->v[i];
+
+		printf("  #%-5lld %-12s %s", (long long)it->f.id, repair_outcome_name(it->outcome),
+		       it->f.kind);
+		if (it->f.npaths) {
+			putchar(' ');
+			print_path_text(stdout, mnt, it->f.paths[0]);
+		} else if (it->f.ino) {
+			printf(" inode %llu", (unsigned long long)it->f.ino);
+		} else if (it->f.agno >= 0) {
+			printf(" AG %lld", (long long)it->f.agno);
+		}
+		if (it->lost[0])
+			printf(": %s", it->lost);
+		for (int k = 0; k < it->nsteps; k++)
+			if (it->steps[k].outcome == OUTCOME_UNSUPPORTED ||
+			    it->steps[k].outcome == OUTCOME_FAILED)
+				printf("%s %s", k ? ";" : ":", it->steps[k].detail);
+		putchar('\n');
+	}
+}
+
 static int run(struct ctl *ctl, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "finding", required_argument, NULL, 'f' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "yes", no_argument, NULL, 'y' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "offline-plan", no_argument, NULL, 'P' },
+		{ "offline", no_argument, NULL, 'O' },
+		{ "no-mount", no_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct repair r = { .ctl = ctl };
-	bool all = false, yes = false;
+	struct repair_plan plan = { 0 };
+	struct repair_caps caps;
+	struct collect col = { .plan = &plan, .caps = &caps };
+	struct offline_opts off = { 0 };
+	bool all = false, yes = false, dry_run = false, offline = false, offline_plan = false;
 	struct map_store *st = NULL;
 	struct map_store_fs sfs;
 	struct map_fs *fs = NULL;
@@ -214,26 +489,50 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	char *end;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "y", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "yn", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			r.only = strtoll(optarg, &end, 10);
-			if (*end || r.only <= 0)
+			errno = 0;
+			col.only = strtoll(optarg, &end, 10);
+			if (errno || *end || col.only <= 0)
 				return fail(ctl, 0, "--finding wants a finding number, not '%s'", optarg);
 			break;
 		case 'a': all = true; break;
 		case 'y': yes = true; break;
+		case 'n': dry_run = true; break;
+		case 'j': ctl->json = true; break;
+		case 'P': offline_plan = true; break;
+		case 'O': offline = true; break;
+		case 'M': off.no_mount = true; break;
 		default: return fail(ctl, 0, "see 'mapctl repair --help'");
 		}
 	}
 	if (optind >= argc)
 		return fail(ctl, 0, "which filesystem? (mapctl repair PATH [--finding ID | --all])");
-	if (all && r.only)
+	if (optind + 1 < argc)
+		return fail(ctl, 0, "one filesystem at a time ('%s' is extra)", argv[optind + 1]);
+	if (all && col.only)
 		return fail(ctl, 0, "--all and --finding do not go together");
-	rc = need_root(ctl, "repairing");
-	if (rc)
-		return rc;
-	rc = open_store(ctl, true, &st);
+	if (offline && offline_plan)
+		return fail(ctl, 0, "--offline-plan prints what --offline does: give one of them");
+	if ((offline || offline_plan) && (col.only || dry_run))
+		return fail(ctl, 0, "the offline path covers the whole filesystem: no --finding "
+			    "or --dry-run (--offline-plan is its dry run)");
+	if (off.no_mount && !offline)
+		return fail(ctl, 0, "--no-mount goes with --offline");
+	if (offline || offline_plan) {
+		off.target = argv[optind];
+		off.plan_only = offline_plan;
+		off.yes = yes;
+		off.json = ctl->json;
+		return repair_offline(ctl, &off);
+	}
+	if (!dry_run) {
+		rc = need_root(ctl, "repairing");
+		if (rc)
+			return rc;
+	}
+	rc = open_store(ctl, !dry_run, &st);
 	if (rc == 0)
 		rc = fs_id_for_path(ctl, st, argv[optind], &fs_id, &sfs);
 	if (rc == 0)
@@ -241,109 +540,149 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	if (rc)
 		goto out;
 	const struct map_fs_info *info = map_fs_info(fs);
-	if (info->read_only) {
+	const char *mnt = info->mountpoint;
+	if (info->read_only && !dry_run) {
 		rc = fail(ctl, 0, "%s is mounted read-only: the kernel repairs only writable "
-			  "filesystems (mount -o remount,rw %s)", shown(info->mountpoint),
-			  shown(info->mountpoint));
+			  "filesystems (mount -o remount,rw %s)", shown(mnt), shown(mnt));
 		goto out;
 	}
-	rc = map_store_findings(st, fs_id, MAP_FIND_METADATA, collect, &r);
+	repair_caps_probe(map_fs_fd(fs), &info->geo, &caps);
+	if (geteuid() != 0) {
+		/* Only root may ask; the plan still shows what would be tried. */
+		caps.kernel_repairs = true;
+		caps.kernel_why = NULL;
+	}
+	rc = map_store_findings(st, fs_id, 0, collect, &col);
 	if (rc) {
 		rc = fail(ctl, rc, "reading the database");
 		goto out;
 	}
-	if (r.only && r.n == 0) {
+	if (col.only && col.only_is_data) {
+		rc = fail(ctl, 0, "finding #%lld is file data: the kernel cannot rebuild data; "
+			  "'mapctl refetch %s --from MIRROR' puts it back", (long long)col.only,
+			  shown(mnt));
+		goto out;
+	}
+	if (col.only && plan.n == 0) {
 		rc = fail(ctl, 0, "finding #%lld is not an open metadata finding of %s",
-			  (long long)r.only, shown(info->mountpoint));
+			  (long long)col.only, shown(mnt));
 		goto out;
 	}
-	if (r.n == 0) {
-		printf("%s: no open metadata findings to repair\n", shown(info->mountpoint));
-		goto out;
-	}
-	qsort(r.v, r.n, sizeof(r.v[0]), cmp_candidate);
-	printf("%s: metadata to rebuild:\n", shown(info->mountpoint));
-	for (size_t i = 0; i < r.n; i++)
-		describe(stdout, &r.v[i], info->mountpoint);
-	fflush(stdout);
-	if (!yes && !confirm(ctl, r.n, shown(info->mountpoint))) {
-		rc = yes || isatty(STDIN_FILENO) ? EXIT_DAMAGE : EXIT_ERROR;
-		goto out;
-	}
-
-	int repaired = 0, left = 0, unrecorded = 0;
-	bool rebuilt_any = false;
-	for (size_t i = 0; i < r.n; i++) {
-		struct candidate *cd = &r.v[i];
-		const char *outcomes[NELEM(cd->types)];
-		char details[NELEM(cd->types)][256];
-		bool ok = true, any_repair = false;
-
-		for (int k = 0; k < cd->ntypes; k++) {
-			outcomes[k] = repair_one(fs, cd, cd->types[k], details[k], sizeof(details[k]));
-			printf("  #%lld %-12s %s\n", (long long)cd->f.id, outcomes[k], details[k]);
-			if (!strcmp(outcomes[k], "repaired"))
-				any_repair = rebuilt_any = true;
-			else if (strcmp(outcomes[k], "not-needed"))
-				ok = false;
-		}
-		int state = !ok ? -1 : any_repair ? MAP_STATE_REPAIRED : MAP_STATE_RESOLVED;
-		rc = record_repair(st, fs_id, cd, outcomes, details, state);
-		if (rc) {
-			fail(ctl, rc, "recording the repair of finding #%lld", (long long)cd->f.id);
-			unrecorded++;
-			left++;
-		} else if (ok) {
-			repaired++;
+	repair_plan_sort(&plan);
+	struct tally t;
+	tally_plan(&plan, &t);
+	if (plan.n == 0) {
+		if (ctl->json) {
+			json_plan(&plan, &caps, mnt, dry_run);
 		} else {
-			left++;
+			printf("%s: no open metadata findings to repair\n", shown(mnt));
+			next_steps(stdout, &plan, &caps, &t, mnt, dry_run);
 		}
+		goto out;
 	}
-	if (rebuilt_any) {
-		int wrc = recount(fs, st, fs_id);
+	if (!ctl->json) {
+		printf("%s: repair plan, %zu damaged object%s in the order they are rebuilt:\n",
+		       shown(mnt), plan.n, plan.n == 1 ? "" : "s");
+		repair_plan_print(stdout, &plan, mnt);
+		if (plan.data_findings)
+			printf("  %-11s %zu damaged file range%s: the kernel cannot rebuild data, "
+			       "a mirror can\n", "refetch", plan.data_findings,
+			       plan.data_findings == 1 ? "" : "s");
+		if (!caps.kernel_repairs && caps.kernel_why)
+			printf("%s: nothing can be rebuilt online: %s\n", shown(mnt), caps.kernel_why);
+		fflush(stdout);
+	}
+	if (dry_run) {
+		if (ctl->json)
+			json_plan(&plan, &caps, mnt, true);
+		else
+			next_steps(stdout, &plan, &caps, &t, mnt, true);
+		rc = EXIT_DAMAGE;
+		goto out;
+	}
+	if (!yes && !confirm(ctl, plan.n, shown(mnt))) {
+		rc = isatty(STDIN_FILENO) ? EXIT_DAMAGE : EXIT_ERROR;
+		goto out;
+	}
 
-		if (wrc) {
-			fail(ctl, wrc, "recording the recount of the summary counters");
-			unrecorded++;
-		}
+	int unrecorded = execute(ctl, fs, st, fs_id, &plan);
+	tally_plan(&plan, &t);
+	if (ctl->json) {
+		json_plan(&plan, &caps, mnt, false);
+	} else {
+		printf("%s: outcome per finding:\n", shown(mnt));
+		print_results(&plan, mnt);
+		printf("%s: %d healed, %d not needed, %d healed with data lost, %d unsupported, "
+		       "%d failed\n", shown(mnt), t.by[OUTCOME_HEALED], t.by[OUTCOME_NOT_NEEDED],
+		       t.by[OUTCOME_LOST], t.by[OUTCOME_UNSUPPORTED], t.by[OUTCOME_FAILED]);
+		next_steps(stdout, &plan, &caps, &t, mnt, false);
 	}
-	printf("%s: %d finding%s repaired or no longer damaged, %d left open\n",
-	       shown(info->mountpoint), repaired, repaired == 1 ? "" : "s", left);
 	if (unrecorded)
 		rc = fail(ctl, 0, "%d outcome%s could not be recorded", unrecorded,
 			  unrecorded == 1 ? "" : "s");
 	else
-		rc = left ? EXIT_DAMAGE : EXIT_CLEAN;
+		rc = t.by[OUTCOME_UNSUPPORTED] || t.by[OUTCOME_FAILED] ? EXIT_DAMAGE : EXIT_CLEAN;
 out:
-	for (size_t i = 0; i < r.n; i++)
-		map_finding_clear(&r.v[i].f);
-	free(r.v);
+	repair_plan_free(&plan);
 	map_fs_close(fs);
 	map_store_close(st);
 	return rc;
 }
 
 const struct command cmd_repair = {
-	"repair", run, "ask the kernel to rebuild damaged metadata (opt-in)",
-	"Usage: mapctl repair PATH [--finding ID | --all] [--yes]\n"
+	"repair", run, "rebuild damaged metadata through the kernel, in a safe order (opt-in)",
+	"Usage: mapctl repair PATH [--finding ID | --all] [--dry-run] [--yes] [--json]\n"
+	"       mapctl repair PATH|DEVICE --offline-plan\n"
+	"       mapctl repair DEVICE --offline [--yes] [--no-mount]\n"
 	"\n"
 	"Ask the kernel to rebuild the damaged metadata recorded for the filesystem\n"
-	"holding PATH, through the scrub ioctl's REPAIR flag: AG headers and btrees\n"
-	"first, then inodes, extent maps and directories.  Blocks known to be\n"
-	"unreadable are rebuilt elsewhere (FORCE_REBUILD).  Each object is checked\n"
-	"again afterwards.  File data is never \"repaired\": see mapctl refetch.\n"
-	"Asks before acting unless --yes.  The filesystem must be mounted read-write.\n"
-	"Needs root.\n"
+	"holding PATH, through the scrub ioctl's REPAIR flag, without unmounting.\n"
 	"\n"
-	"Each attempt is recorded: repaired, not-needed, unsupported (with the\n"
-	"reason, e.g. directory repair needs exchange-range), or failed.\n"
+	"The plan.  Each open finding is one damaged object; its steps (one scrub type\n"
+	"each) run in phases so that every step can succeed: AG headers, then AG\n"
+	"btrees (free space, inodes, reverse mapping, reference counts), then inodes,\n"
+	"then extent maps, then directories, xattrs and symlinks, then parent pointers\n"
+	"and the directory tree, then link counts and summary counters.  Objects with\n"
+	"unreadable blocks are rebuilt elsewhere (FORCE_REBUILD).  Each step is checked\n"
+	"again at once and every rebuilt object once more at the end.  --dry-run prints\n"
+	"the plan, and what cannot be done online, and changes nothing.\n"
+	"\n"
+	"Outcomes, recorded per finding (mapctl history):\n"
+	"  healed        rebuilt and checked clean\n"
+	"  not-needed    the kernel found nothing to rebuild (finding resolved)\n"
+	"  lost-data     rebuilt, but what sat in unreadable blocks is gone: a rebuilt\n"
+	"                inode's size, mode, owner and times; dropped xattrs; a symlink\n"
+	"                target; names moved to lost+found.  mapctl refetch restores\n"
+	"                them from a mirror.\n"
+	"  unsupported   cannot be rebuilt online here, with the reason and the remedy\n"
+	"                (a kernel without online repair, the primary superblock, a\n"
+	"                filesystem without exchange-range or rmapbt: the offline path)\n"
+	"  failed        the kernel tried and could not; the finding stays open\n"
+	"File data is never rebuilt: see mapctl refetch.  The last lines say what to\n"
+	"do next.  Asks before acting unless --yes.  The filesystem must be mounted\n"
+	"read-write.  Needs root (--dry-run does not).\n"
+	"\n"
+	"The offline path, when online healing is impossible.  xfs_repair stops at the\n"
+	"first unreadable sector it needs, so --offline, on the unmounted DEVICE:\n"
+	"re-reads every device range the database recorded as unreadable and\n"
+	"overwrites only the sectors that still fail (their contents are lost anyway;\n"
+	"the write makes a drive remap them), runs xfs_repair, and mounts the\n"
+	"filesystem back.  'mapctl refetch' then puts back every file xfs_repair\n"
+	"removed or moved to lost+found, by the paths in the database.\n"
+	"--offline-plan prints these steps and the paths they touch.\n"
 	"\n"
 	"Options:\n"
-	"  --finding ID   only this finding (see mapctl status / files --all)\n"
+	"  --finding ID   only this finding (IDs: mapctl status, mapctl files --all)\n"
 	"  --all          every open metadata finding (the default)\n"
+	"  -n, --dry-run  print the plan; change nothing\n"
 	"  -y, --yes      do not ask\n"
+	"  --json         the plan and outcomes as JSON\n"
+	"  --offline-plan print the offline path's steps\n"
+	"  --offline      run the offline path on an unmounted DEVICE\n"
+	"  --no-mount     with --offline: leave the filesystem unmounted at the end\n"
 	"  -h, --help     this text\n"
 	"\n"
-	"Exit status: 0 nothing left open, 1 findings still open or not confirmed,\n"
-	"2 could not run.\n",
+	"Exit status: 0 every finding healed, not needed, or healed with data lost\n"
+	"(refetch next); 1 findings left unsupported or failed, or not confirmed, or\n"
+	"a dry run with work to do; 2 could not run.\n",
 };

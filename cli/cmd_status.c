@@ -6,6 +6,10 @@
 
 #include "mapctl.h"
 
+/* Open findings listed one per line under a filesystem; beyond that, a
+ * count and 'mapctl files' (status stays a screenful for many files). */
+#define STATUS_FINDING_LINES	20
+
 struct kind_count {
 	char kind[24];
 	int n;
@@ -19,6 +23,8 @@ struct status {
 	struct kind_count kinds[32];
 	int nkinds;
 	int files, metadata;
+	const char *mountpoint;
+	int listed;		/* open findings of this filesystem printed */
 };
 
 static int count_kind(const struct map_finding *f, void *arg)
@@ -37,6 +43,35 @@ static int count_kind(const struct map_finding *f, void *arg)
 		s->files++;
 	else
 		s->metadata++;
+	return 0;
+}
+
+/* "#12 inode-btrees (AG 1)  [media+scrub inobt,finobt: corrupt]". */
+static int list_open(const struct map_finding *f, void *arg)
+{
+	struct status *s = arg;
+	char where[96], note[256];
+	int rc;
+
+	if (s->listed++ >= STATUS_FINDING_LINES)
+		return 0;
+	rc = finding_evidence_note(s->st, f, note, sizeof(note));
+	if (rc)
+		return rc;
+	printf("%s#%lld %s ", s->listed == 1 ? "      open: " : "            ", (long long)f->id,
+	       f->kind);
+	if (f->npaths) {
+		print_path_text(stdout, s->mountpoint, f->paths[0]);
+		if (f->npaths > 1)
+			printf(" (+%zu more name%s)", f->npaths - 1, f->npaths == 2 ? "" : "s");
+	} else {
+		fputs(finding_where(f, where, sizeof(where)), stdout);
+	}
+	if (f->has_offset)
+		printf(" offset %llu", (unsigned long long)f->offset);
+	if (note[0])
+		printf("  %s", note);
+	putchar('\n');
 	return 0;
 }
 
@@ -137,14 +172,28 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 			printf(" %s %d%s", s->kinds[i].kind, s->kinds[i].n, i + 1 < s->nkinds ? "," : "");
 		printf("\n");
 	}
+	s->mountpoint = fs->mountpoint;
+	s->listed = 0;
+	rc = map_store_findings(s->st, fs->id, 0, list_open, s);
+	if (rc)
+		return rc;
+	if (s->listed > STATUS_FINDING_LINES)
+		printf("            ... and %d more: 'mapctl files %s'\n",
+		       s->listed - STATUS_FINDING_LINES, shown(fs->mountpoint));
+	/* The order that heals: metadata first (a rebuilt inode or directory
+	 * may need its data or names back), then the mirror, then a check. */
 	printf("    action: ");
-	if (s->files)
-		printf("restore the damaged files from a good copy: 'mapctl files %s', then\n"
-		       "            'mapctl refetch %s --from MIRROR' (or mapctl export --rsync)\n"
-		       "            ", shown(fs->mountpoint), shown(fs->mountpoint));
-	if (s->metadata)
-		printf("ask the kernel to rebuild damaged metadata: 'mapctl repair %s'\n"
+	if (s->metadata && !fs->rmapbt)
+		printf("metadata cannot be rebuilt online without the reverse-mapping btree:\n"
+		       "            the offline path, 'mapctl repair --offline-plan %s', then\n"
 		       "            ", shown(fs->mountpoint));
+	else if (s->metadata)
+		printf("rebuild damaged metadata: 'mapctl repair %s --dry-run' shows the plan\n"
+		       "            and what needs the offline path; 'mapctl repair %s --all' runs it,\n"
+		       "            then ", shown(fs->mountpoint), shown(fs->mountpoint));
+	if (s->files || s->metadata)
+		printf("restore from a good copy what was lost: 'mapctl refetch %s --from MIRROR'\n"
+		       "            (or mapctl export --rsync), ", shown(fs->mountpoint));
 	if (!open)
 		printf(have_media ? "none\n" : "run 'mapctl scan %s'\n", shown(fs->mountpoint));
 	else
@@ -200,7 +249,8 @@ const struct command cmd_status = {
 	"\n"
 	"For each recorded filesystem (or the one holding PATH): its state (OK,\n"
 	"DAMAGED, UNVERIFIED: never fully scanned), the last scan (when, how long,\n"
-	"bytes verified), findings by state and kind, and what to do next.\n"
+	"bytes verified), findings by state and kind, the open findings by ID (file\n"
+	"and metadata; the first 20), and what to do next.\n"
 	"Works for any user who can read the database.\n"
 	"\n"
 	"Options:\n"

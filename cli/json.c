@@ -21,9 +21,10 @@ void json_end(struct map_json *j)
 	fflush(j->ctx);
 }
 
-void json_finding(struct map_json *j, const struct map_finding *f, const char *mountpoint)
+/* The members of a finding's object, without its braces. */
+static void finding_members(struct map_json *j, const struct map_finding *f,
+			    const char *mountpoint)
 {
-	map_json_obj(j, NULL);
 	map_json_int(j, "id", f->id);
 	map_json_str(j, "state", map_state_name(f->state));
 	map_json_str(j, "source", f->source);
@@ -60,5 +61,46 @@ void json_finding(struct map_json *j, const struct map_finding *f, const char *m
 		free(p);
 	}
 	map_json_end_arr(j);
+}
+
+void json_finding(struct map_json *j, const struct map_finding *f, const char *mountpoint)
+{
+	map_json_obj(j, NULL);
+	finding_members(j, f, mountpoint);
 	map_json_end_obj(j);
+}
+
+static int evidence_member(const struct map_evidence *e, void *arg)
+{
+	struct map_json *j = arg;
+
+	map_json_obj(j, NULL);
+	map_json_str(j, "source", e->source);
+	map_json_str(j, "scrub", e->scrub);
+	if (e->has_range) {
+		map_json_uint(j, "physical", e->physical);
+		map_json_uint(j, "length", e->length);
+	} else {
+		map_json_null(j, "physical");
+		map_json_null(j, "length");
+	}
+	map_json_str(j, "detail", e->detail);
+	map_json_int(j, "first_seen", e->first_seen);
+	map_json_int(j, "last_seen", e->last_seen);
+	map_json_end_obj(j);
+	return 0;
+}
+
+int json_stored_finding(struct map_json *j, struct map_store *st, const struct map_finding *f,
+			const char *mountpoint)
+{
+	int rc;
+
+	map_json_obj(j, NULL);
+	finding_members(j, f, mountpoint);
+	map_json_arr(j, "evidence");
+	rc = map_store_finding_evidence(st, f->id, evidence_member, j);
+	map_json_end_arr(j);
+	map_json_end_obj(j);
+	return rc;
 }

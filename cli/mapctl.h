@@ -88,5 +88,20 @@ void json_end(struct map_json *j);		/* newline, flush */
 
 /* A finding as a JSON object (key NULL inside arrays). */
 void json_finding(struct map_json *j, const struct map_finding *f, const char *mountpoint);
+/* A finding read from @st, with its "evidence" array (source, scrub,
+ * physical, length, detail, first_seen, last_seen per piece). */
+int json_stored_finding(struct map_json *j, struct map_store *st, const struct map_finding *f,
+			const char *mountpoint);
+/* ---- findings for people (finding_text.c) ---- */
+/* "media+scrub": the sources of a stored finding's evidence, each once,
+ * in the order they first saw it ("" if it has none). */
+int finding_sources(struct map_store *st, int64_t id, char *buf, size_t len);
+/* Where a finding's object is, when it has no path: "AG 1", "filesystem",
+ * "AG 0 bytes 4096+4096", "no name found; inode unreadable". */
+const char *finding_where(const struct map_finding *f, char *buf, size_t len);
+/* What showed it, for the end of a line: "[media+scrub inobt,finobt: corrupt]",
+ * "[shared extent]" for shared file data, "" for other file data. */
+int finding_evidence_note(struct map_store *st, const struct map_finding *f, char *buf,
+			  size_t len);
 
 #endif

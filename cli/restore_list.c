@@ -22,14 +22,29 @@ static struct restore_item *find_or_add(struct restore_list *l, const char *path
 	return &l->v[l->n++];
 }
 
+struct build {
+	struct restore_list *l;
+	unsigned int kinds;
+};
+
 static int add_finding(const struct map_finding *f, void *arg)
 {
-	struct restore_list *l = arg;
+	struct build *b = arg;
+	struct restore_list *l = b->l;
 
+	/* A repaired finding may have lost what sat in its unreadable blocks
+	 * (a rebuilt inode's attributes, dropped xattrs, a freed inode's
+	 * file): the mirror puts that back too. */
+	if (f->state != MAP_STATE_OPEN && f->state != MAP_STATE_REPAIRED)
+		return 0;
 	if (f->mode && !S_ISREG(f->mode)) {
-		if (S_ISDIR(f->mode))
+		bool want = (S_ISLNK(f->mode) && (b->kinds & RESTORE_SYMLINKS)) ||
+			    (S_ISDIR(f->mode) && (b->kinds & RESTORE_DIRS));
+
+		if (S_ISDIR(f->mode) && !want)
 			l->skipped_dirs++;
-		return 0;	/* directories and links are not copied back */
+		if (!want)
+			return 0;	/* not copied back */
 	}
 	if (!strcmp(f->kind, "free") || !strcmp(f->kind, "unknown"))
 		return 0;
@@ -38,6 +53,16 @@ static int add_finding(const struct map_finding *f, void *arg)
 
 		if (!it)
 			return -ENOMEM;
+		/* A generation of 0 is "not known" (a scrub finding may lack it). */
+		if (it->nfindings && f->ino && it->ino &&
+		    (it->ino != f->ino || (it->gen && f->gen && it->gen != f->gen)))
+			it->conflict = true;
+		if (f->ino && !it->ino)
+			it->ino = f->ino;
+		if (f->ino == it->ino && !it->gen)
+			it->gen = f->gen;
+		if (f->mode && !it->mode)
+			it->mode = f->mode & S_IFMT;
 		int64_t *v = realloc(it->findings, (it->nfindings + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
@@ -54,8 +79,16 @@ static int cmp_item(const void *a, const void *b)
 
 int restore_list_build(struct map_store *st, int64_t fs_id, struct restore_list *out)
 {
+	return restore_list_build_kinds(st, fs_id, 0, out);
+}
+
+int restore_list_build_kinds(struct map_store *st, int64_t fs_id, unsigned int kinds,
+			     struct restore_list *out)
+{
+	struct build b = { .l = out, .kinds = kinds };
+
 	memset(out, 0, sizeof(*out));
-	int rc = map_store_findings(st, fs_id, MAP_FIND_FILES, add_finding, out);
+	int rc = map_store_findings(st, fs_id, MAP_FIND_ALL | MAP_FIND_FILES, add_finding, &b);
 	if (rc == 0 && out->n > 1)
 		qsort(out->v, out->n, sizeof(out->v[0]), cmp_item);
 	return rc;

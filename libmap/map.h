@@ -419,7 +419,9 @@ const char *map_store_default_path(void);
  * Open (creating it mode 0640, with its folder, unless READONLY) and bring
  * the schema up to date in one transaction.  A file that is not a mapper
  * database gives -MAP_EDBCORRUPT and one from a newer version
- * -MAP_EDBSCHEMA; neither is ever written to.
+ * -MAP_EDBSCHEMA; neither is ever written to.  A READONLY store of an older
+ * schema is read as that schema recorded it (no evidence before schema 2)
+ * until something that may write opens it.
  */
 int map_store_open(const char *path, unsigned int flags, struct map_store **out);
 const char *map_store_path(const struct map_store *st);
@@ -478,12 +480,23 @@ enum map_finding_state {
 const char *map_state_name(enum map_finding_state state);
 int map_state_from_name(const char *name);
 
+/* Finding kinds beyond map_owner_kind_name()'s. */
+#define MAP_FINDING_KIND_PARENT		"parent"	/* parent pointers / dotdot of an inode */
+#define MAP_FINDING_KIND_SUMMARY	"summary"	/* filesystem-wide counters, quotas */
+
+/*
+ * One damaged object (see map_finding_object_key in finding.c for what makes
+ * two sightings the same object) and a summary of its evidence; every
+ * sighting is listed by map_store_finding_evidence().
+ */
 struct map_finding {
 	int64_t id, fs_id;
-	char source[8];			/* media, scrub, event */
-	char kind[24];			/* map_owner_kind_name(), or "summary" */
+	char source[8];			/* media, scrub, event: the most direct
+					 * evidence there is (media over event over
+					 * scrub); a new sighting's own source */
+	char kind[24];			/* map_owner_kind_name(), "parent" or "summary" */
 	bool has_range;
-	uint64_t physical, length;	/* device bytes */
+	uint64_t physical, length;	/* device bytes: the first range seen */
 	uint64_t ino;			/* 0: not an inode */
 	uint32_t gen, mode;
 	char fork[8];			/* "", data, attr */
@@ -491,8 +504,9 @@ struct map_finding {
 	uint64_t offset;		/* byte offset in the fork */
 	int64_t agno;			/* -1: none */
 	uint32_t flags;			/* MAP_OWNER_F_* */
-	char scrub[96];			/* scrub type names, comma separated */
-	char detail[128];
+	char scrub[96];			/* scrub type names, comma separated: of
+					 * every piece of evidence, each once */
+	char detail[128];		/* the latest sighting's, if it had one */
 	enum map_finding_state state;
 	int64_t first_seen, last_seen, first_scan, last_scan;
 	size_t npaths;
@@ -510,10 +524,13 @@ void map_finding_from_scrub(struct map_finding *f, const struct map_scrub_result
 int map_finding_add_path(struct map_finding *f, const char *path);
 
 /*
- * Record a finding seen by scan @scan_id (0: not during a scan).  The same
- * filesystem, source, owner and range updates the existing row's last_seen
- * and paths; a finding that was resolved is opened again.  Sets f->id;
- * *is_new (may be NULL) says whether the row is new.
+ * Record a sighting of a damaged object by scan @scan_id (0: not during a
+ * scan).  The same object of the same filesystem (whatever the source) is
+ * the same finding: its evidence row for this source, scrub type and device
+ * range is added or refreshed, its scrub types grow to include @f's, its
+ * last_seen and paths are updated, and a finding that was closed is opened
+ * again (an ignored one stays ignored).  Sets f->id; *is_new (may be NULL)
+ * says whether the finding is new.
  */
 int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_finding *f,
 			     bool *is_new);
@@ -529,9 +546,32 @@ int map_store_finding_get(struct map_store *st, int64_t id, struct map_finding *
 /* Replace a finding's paths (n == 0 keeps the old ones). */
 int map_store_finding_set_paths(struct map_store *st, int64_t id, char *const *paths, size_t n);
 int map_store_finding_set_state(struct map_store *st, int64_t id, enum map_finding_state state);
-/* Open findings of @source not seen by @scan_id become resolved; count in *n. */
+/* One piece of evidence of a finding. */
+struct map_evidence {
+	int64_t id, finding_id;
+	char source[8];			/* media, scrub, event */
+	char scrub[96];			/* the type that reported it (scrub, event), or
+					 * the types that check the range (media) */
+	bool has_range;
+	uint64_t physical, length;	/* unreadable device bytes */
+	char detail[128];
+	int64_t first_seen, last_seen, last_scan;	/* last_scan 0: not in a scan */
+};
+/* The evidence of finding @finding_id, oldest first. */
+int map_store_finding_evidence(struct map_store *st, int64_t finding_id,
+			       int (*fn)(const struct map_evidence *, void *), void *arg);
+
+/* What a complete pass of a scan read again (map_store_resolve_unseen). */
+#define MAP_COVER_METADATA	(1u << 0)	/* every object scrubbed */
+#define MAP_COVER_MEDIA		(1u << 1)	/* every written byte read */
+/*
+ * After scan @scan_id covered @covered, open (refetched, repaired) findings
+ * that it no longer sees become resolved: those with no evidence seen since
+ * the scan started, and all of whose evidence a covered pass checks again
+ * (device ranges: media; scrub types: metadata).  Count in *n.
+ */
 int map_store_resolve_unseen(struct map_store *st, int64_t fs_id, int64_t scan_id,
-			     const char *source, int *n);
+			     unsigned int covered, int *n);
 /* Count findings of a filesystem by state. */
 int map_store_count(struct map_store *st, int64_t fs_id, int counts[MAP_STATE_NR]);
 

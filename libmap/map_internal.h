@@ -86,6 +86,8 @@ uint64_t map_dirmap_missing(const struct map_dirmap *dm, uint64_t ino);
 int map_owner_list_push(struct map_owner_list *list, const struct map_owner *o);
 /* Append a copy of @path to a growing array of strings. */
 int map_strv_add(char ***v, size_t *n, const char *path);
+/* The store's identity of the object a finding is about (its fkey). */
+void map_finding_object_key(const struct map_finding *f, char *key, size_t len);
 int map_cancelled(const volatile int *cancel);
 
 #endif

@@ -323,8 +323,12 @@ static int metadata_phase(struct scan *s)
 		rc = name_scrub_findings(s);
 	if (rc == 0)
 		rc = txn_begin(s);
+	/* Every object was scrubbed: findings only scrub had shown and it no
+	 * longer shows are resolved now; those with a bad range wait for the
+	 * media phase (map_store_resolve_unseen says why). */
 	if (rc == 0)
-		rc = map_store_resolve_unseen(s->st, s->res->fs_id, s->row.id, "scrub", &resolved);
+		rc = map_store_resolve_unseen(s->st, s->res->fs_id, s->row.id, MAP_COVER_METADATA,
+					      &resolved);
 	if (rc == 0) {
 		s->res->resolved += resolved;
 		snprintf(s->row.phase, sizeof(s->row.phase), "%s", s->row.do_media ? "media" : "done");
@@ -420,10 +424,14 @@ static int media_phase(struct scan *s)
 	if (rc)
 		return rc;
 
-	/* Every written byte has been read (over one or more runs). */
+	/* Every written byte has been read (over one or more runs), and every
+	 * object scrubbed if this scan checks metadata (its phase came first). */
 	rc = txn_begin(s);
 	if (rc == 0)
-		rc = map_store_resolve_unseen(s->st, s->res->fs_id, s->row.id, "media", &resolved);
+		rc = map_store_resolve_unseen(s->st, s->res->fs_id, s->row.id,
+					      MAP_COVER_MEDIA |
+					      (s->row.do_metadata ? MAP_COVER_METADATA : 0),
+					      &resolved);
 	if (rc == 0) {
 		s->res->resolved += resolved;
 		s->row.media_done = written;

@@ -3,6 +3,7 @@
  * Store: the SQLite database of filesystems, scans, findings, actions and
  * events.  WAL mode, foreign keys, a busy timeout; migrations from sql/
  * applied in one transaction; a file that is not ours is never written.
+ * Findings and their evidence are in store_findings.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 
 #include "map_internal.h"
 #include "map_store_sql.h"
+#include "store_internal.h"
 
 #define MAPPER_APPLICATION_ID	0x4d415052	/* "MAPR" */
 #define BUSY_TIMEOUT_MS		10000
@@ -24,12 +26,6 @@
  * reported, which anyone who can make the kernel report can grow; findings,
  * not events, are what must never be lost. */
 #define EVENTS_KEPT		20000
-
-struct map_store {
-	sqlite3 *db;
-	bool readonly;
-	char *path;
-};
 
 const char *map_store_path(const struct map_store *st)
 {
@@ -43,46 +39,9 @@ const char *map_store_default_path(void)
 	return env && *env ? env : "/var/lib/mapper/mapper.db";
 }
 
-/* SQLite result codes to our errors. */
-static int db_err(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_DONE:
-	case SQLITE_ROW:
-		return 0;
-	case SQLITE_NOTADB:
-	case SQLITE_CORRUPT:
-		return -MAP_EDBCORRUPT;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_READONLY:
-		return -EROFS;
-	case SQLITE_PERM:
-	case SQLITE_AUTH:
-		return -EACCES;
-	case SQLITE_CANTOPEN:
-		return -ENOENT;
-	case SQLITE_FULL:
-		return -ENOSPC;
-	case SQLITE_CONSTRAINT:
-		return -EEXIST;
-	default:
-		return -EIO;
-	}
-}
-
 static int exec(struct map_store *st, const char *sql)
 {
 	return db_err(sqlite3_exec(st->db, sql, NULL, NULL, NULL));
-}
-
-static int prepare(struct map_store *st, const char *sql, sqlite3_stmt **stmt)
-{
-	return db_err(sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL));
 }
 
 /* One integer from a query such as a PRAGMA. */
@@ -254,6 +213,7 @@ int map_store_open(const char *path, unsigned int flags, struct map_store **out)
 	rc = exec(st, "PRAGMA foreign_keys = ON");
 	if (rc)
 		goto fail;
+	st->version = readonly ? (int)version : map_migrations[map_migration_count - 1].version;
 	*out = st;
 	return 0;
 fail:
@@ -315,34 +275,6 @@ int map_store_check(struct map_store *st)
 		rc = 0;
 	sqlite3_finalize(stmt);
 	return rc;
-}
-
-/* ---- column helpers ---- */
-
-static void col_str(sqlite3_stmt *stmt, int col, char *dst, size_t len)
-{
-	const unsigned char *v = sqlite3_column_text(stmt, col);
-
-	snprintf(dst, len, "%s", v ? (const char *)v : "");
-}
-
-static void bind_str(sqlite3_stmt *stmt, int col, const char *s)
-{
-	sqlite3_bind_text(stmt, col, s, -1, SQLITE_TRANSIENT);
-}
-
-/* Run a prepared statement that returns no rows, then finalize it. */
-static int run(sqlite3_stmt *stmt)
-{
-	int rc = sqlite3_step(stmt);
-
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : db_err(rc);
-}
-
-static int64_t now(void)
-{
-	return (int64_t)time(NULL);
 }
 
 /* ---- filesystems ---- */
@@ -576,319 +508,6 @@ int map_store_scan_update(struct map_store *st, const struct map_scan_row *row)
 	bind_scan(stmt, row);
 	sqlite3_bind_int64(stmt, 17, row->id);
 	return run(stmt);
-}
-
-/* ---- findings ---- */
-
-static const char *const state_names[MAP_STATE_NR] = {
-	"open", "refetched", "repaired", "ignored", "resolved",
-};
-
-const char *map_state_name(enum map_finding_state state)
-{
-	return (unsigned int)state < MAP_STATE_NR ? state_names[state] : "?";
-}
-
-int map_state_from_name(const char *name)
-{
-	for (int i = 0; i < MAP_STATE_NR; i++)
-		if (strcmp(state_names[i], name) == 0)
-			return i;
-	return -ENOENT;
-}
-
-/*
- * What makes a finding the same one in a later scan: the source, what it is,
- * which inode and where in it, and where on the device.  Not the generation,
- * which may only become known later.
- */
-static void finding_key(const struct map_finding *f, char *key, size_t len)
-{
-	snprintf(key, len, "%s|%s|%s|%llu|%s|%lld|%s|%lld|%lld|%lld", f->source, f->kind,
-		 f->scrub, (unsigned long long)f->ino, f->fork,
-		 f->has_offset ? (long long)f->offset : -1LL, f->has_range ? "r" : "-",
-		 f->has_range ? (long long)f->physical : -1LL,
-		 f->has_range ? (long long)f->length : -1LL, (long long)f->agno);
-}
-
-int map_store_finding_set_paths(struct map_store *st, int64_t id, char *const *paths, size_t n)
-{
-	sqlite3_stmt *stmt;
-	int rc;
-
-	if (n == 0)
-		return 0;	/* keep what an earlier look found */
-	rc = prepare(st, "DELETE FROM finding_paths WHERE finding_id = ?1", &stmt);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, id);
-	rc = run(stmt);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		rc = prepare(st, "INSERT OR IGNORE INTO finding_paths (finding_id, path) "
-			     "VALUES (?1, ?2)", &stmt);
-		if (rc)
-			break;
-		sqlite3_bind_int64(stmt, 1, id);
-		sqlite3_bind_blob(stmt, 2, paths[i], (int)strlen(paths[i]), SQLITE_TRANSIENT);
-		rc = run(stmt);
-	}
-	return rc;
-}
-
-int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_finding *f,
-			     bool *is_new)
-{
-	sqlite3_stmt *stmt;
-	char key[512];
-	/* A finding kept aside while the database could not be written
-	 * (mapperd's spool) comes with the time it was seen. */
-	int64_t t = f->last_seen > 0 && f->last_seen <= now() ? f->last_seen : now();
-	int rc;
-
-	finding_key(f, key, sizeof(key));
-	rc = prepare(st, "SELECT id, state FROM findings WHERE fs_id = ?1 AND fkey = ?2", &stmt);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, f->fs_id);
-	bind_str(stmt, 2, key);
-	rc = sqlite3_step(stmt);
-	bool exists = rc == SQLITE_ROW;
-	if (exists)
-		f->id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
-	if (!exists && rc != SQLITE_DONE)
-		return db_err(rc);
-	if (is_new)
-		*is_new = !exists;
-
-	if (exists) {
-		/* Seen again.  Ignored stays ignored; anything else that was
-		 * closed is damaged again, so it opens again. */
-		rc = prepare(st,
-			"UPDATE findings SET last_seen = ?2, last_scan = coalesce(?3, last_scan), "
-			"  gen = CASE WHEN ?4 != 0 THEN ?4 ELSE gen END, "
-			"  mode = CASE WHEN ?5 != 0 THEN ?5 ELSE mode END, flags = ?6, detail = ?7, "
-			"  state = CASE WHEN state = 'ignored' THEN state ELSE 'open' END "
-			"WHERE id = ?1", &stmt);
-		if (rc)
-			return rc;
-		sqlite3_bind_int64(stmt, 1, f->id);
-		sqlite3_bind_int64(stmt, 2, t);
-		if (scan_id)
-			sqlite3_bind_int64(stmt, 3, scan_id);
-		else
-			sqlite3_bind_null(stmt, 3);
-		sqlite3_bind_int64(stmt, 4, f->gen);
-		sqlite3_bind_int64(stmt, 5, f->mode);
-		sqlite3_bind_int64(stmt, 6, f->flags);
-		bind_str(stmt, 7, f->detail);
-		rc = run(stmt);
-	} else {
-		rc = prepare(st,
-			"INSERT INTO findings (fs_id, fkey, source, kind, physical, length, ino, gen, "
-			"  mode, fork, offset, agno, flags, scrub, detail, state, first_seen, "
-			"  last_seen, first_scan, last_scan) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-			"  ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'open', ?16, ?16, ?17, ?17)", &stmt);
-		if (rc)
-			return rc;
-		sqlite3_bind_int64(stmt, 1, f->fs_id);
-		bind_str(stmt, 2, key);
-		bind_str(stmt, 3, f->source);
-		bind_str(stmt, 4, f->kind);
-		if (f->has_range) {
-			sqlite3_bind_int64(stmt, 5, (int64_t)f->physical);
-			sqlite3_bind_int64(stmt, 6, (int64_t)f->length);
-		}
-		if (f->ino) {
-			sqlite3_bind_int64(stmt, 7, (int64_t)f->ino);
-			sqlite3_bind_int64(stmt, 8, f->gen);
-			sqlite3_bind_int64(stmt, 9, f->mode);
-		}
-		bind_str(stmt, 10, f->fork);
-		if (f->has_offset)
-			sqlite3_bind_int64(stmt, 11, (int64_t)f->offset);
-		if (f->agno >= 0)
-			sqlite3_bind_int64(stmt, 12, f->agno);
-		sqlite3_bind_int64(stmt, 13, f->flags);
-		bind_str(stmt, 14, f->scrub);
-		bind_str(stmt, 15, f->detail);
-		sqlite3_bind_int64(stmt, 16, t);
-		if (scan_id)
-			sqlite3_bind_int64(stmt, 17, scan_id);
-		rc = run(stmt);
-		if (rc == 0)
-			f->id = sqlite3_last_insert_rowid(st->db);
-	}
-	if (rc == 0)
-		rc = map_store_finding_set_paths(st, f->id, f->paths, f->npaths);
-	return rc;
-}
-
-#define FINDING_COLUMNS "id, fs_id, source, kind, physical, length, ino, gen, mode, fork, " \
-			"offset, agno, flags, scrub, detail, state, first_seen, last_seen, " \
-			"coalesce(first_scan, 0), coalesce(last_scan, 0)"
-
-static int finding_from_row(struct map_store *st, sqlite3_stmt *stmt, struct map_finding *f)
-{
-	sqlite3_stmt *ps;
-	char state[16];
-	int rc;
-
-	map_finding_init(f);
-	f->id = sqlite3_column_int64(stmt, 0);
-	f->fs_id = sqlite3_column_int64(stmt, 1);
-	col_str(stmt, 2, f->source, sizeof(f->source));
-	col_str(stmt, 3, f->kind, sizeof(f->kind));
-	f->has_range = sqlite3_column_type(stmt, 4) != SQLITE_NULL;
-	f->physical = (uint64_t)sqlite3_column_int64(stmt, 4);
-	f->length = (uint64_t)sqlite3_column_int64(stmt, 5);
-	f->ino = (uint64_t)sqlite3_column_int64(stmt, 6);
-	f->gen = (uint32_t)sqlite3_column_int64(stmt, 7);
-	f->mode = (uint32_t)sqlite3_column_int64(stmt, 8);
-	col_str(stmt, 9, f->fork, sizeof(f->fork));
-	f->has_offset = sqlite3_column_type(stmt, 10) != SQLITE_NULL;
-	f->offset = (uint64_t)sqlite3_column_int64(stmt, 10);
-	f->agno = sqlite3_column_type(stmt, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(stmt, 11);
-	f->flags = (uint32_t)sqlite3_column_int64(stmt, 12);
-	col_str(stmt, 13, f->scrub, sizeof(f->scrub));
-	col_str(stmt, 14, f->detail, sizeof(f->detail));
-	col_str(stmt, 15, state, sizeof(state));
-	int s = map_state_from_name(state);
-	f->state = s < 0 ? MAP_STATE_OPEN : (enum map_finding_state)s;
-	f->first_seen = sqlite3_column_int64(stmt, 16);
-	f->last_seen = sqlite3_column_int64(stmt, 17);
-	f->first_scan = sqlite3_column_int64(stmt, 18);
-	f->last_scan = sqlite3_column_int64(stmt, 19);
-
-	rc = prepare(st, "SELECT path FROM finding_paths WHERE finding_id = ?1 ORDER BY path", &ps);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(ps, 1, f->id);
-	while ((rc = sqlite3_step(ps)) == SQLITE_ROW) {
-		int len = sqlite3_column_bytes(ps, 0);
-		char *path = malloc((size_t)len + 1);
-
-		if (!path) {
-			sqlite3_finalize(ps);
-			return -ENOMEM;
-		}
-		/* The mount root's path is "": SQLite gives NULL for an empty
-		 * blob, and memcpy must not be handed NULL even for 0 bytes. */
-		if (len > 0)
-			memcpy(path, sqlite3_column_blob(ps, 0), (size_t)len);
-		path[len] = '\0';
-		char **v = realloc(f->paths, (f->npaths + 1) * sizeof(*v));
-		if (!v) {
-			free(path);
-			sqlite3_finalize(ps);
-			return -ENOMEM;
-		}
-		f->paths = v;
-		f->paths[f->npaths++] = path;
-	}
-	sqlite3_finalize(ps);
-	return rc == SQLITE_DONE ? 0 : db_err(rc);
-}
-
-int map_store_findings(struct map_store *st, int64_t fs_id, unsigned int filter,
-		       int (*fn)(const struct map_finding *, void *), void *arg)
-{
-	char sql[512];
-	sqlite3_stmt *stmt;
-	struct map_finding f;
-	int rc;
-
-	snprintf(sql, sizeof(sql), "SELECT " FINDING_COLUMNS " FROM findings WHERE "
-		 "(?1 = 0 OR fs_id = ?1)%s%s%s ORDER BY id",
-		 (filter & MAP_FIND_ALL) ? "" : " AND state = 'open'",
-		 (filter & MAP_FIND_FILES) ? " AND ino IS NOT NULL" : "",
-		 (filter & MAP_FIND_METADATA) ? " AND kind NOT IN ('file', 'free', 'unknown')" : "");
-	rc = prepare(st, sql, &stmt);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, fs_id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		rc = finding_from_row(st, stmt, &f);
-		if (rc == 0)
-			rc = fn(&f, arg);
-		map_finding_clear(&f);
-		if (rc)
-			break;
-	}
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
-}
-
-int map_store_finding_get(struct map_store *st, int64_t id, struct map_finding *out)
-{
-	sqlite3_stmt *stmt;
-	int rc = prepare(st, "SELECT " FINDING_COLUMNS " FROM findings WHERE id = ?1", &stmt);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		rc = finding_from_row(st, stmt, out);
-	else
-		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
-	sqlite3_finalize(stmt);
-	return rc;
-}
-
-int map_store_finding_set_state(struct map_store *st, int64_t id, enum map_finding_state state)
-{
-	sqlite3_stmt *stmt;
-	int rc = prepare(st, "UPDATE findings SET state = ?2 WHERE id = ?1", &stmt);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, id);
-	bind_str(stmt, 2, map_state_name(state));
-	rc = run(stmt);
-	if (rc == 0 && sqlite3_changes(st->db) == 0)
-		rc = -ENOENT;
-	return rc;
-}
-
-int map_store_resolve_unseen(struct map_store *st, int64_t fs_id, int64_t scan_id,
-			     const char *source, int *n)
-{
-	sqlite3_stmt *stmt;
-	int rc = prepare(st,
-		"UPDATE findings SET state = 'resolved' WHERE fs_id = ?1 AND source = ?3 AND "
-		"  state IN ('open', 'refetched', 'repaired') AND coalesce(last_scan, 0) != ?2",
-		&stmt);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, fs_id);
-	sqlite3_bind_int64(stmt, 2, scan_id);
-	bind_str(stmt, 3, source);
-	rc = run(stmt);
-	if (n)
-		*n = rc ? 0 : sqlite3_changes(st->db);
-	return rc;
-}
-
-int map_store_count(struct map_store *st, int64_t fs_id, int counts[MAP_STATE_NR])
-{
-	sqlite3_stmt *stmt;
-	int rc = prepare(st, "SELECT state, count(*) FROM findings WHERE fs_id = ?1 GROUP BY state",
-			 &stmt);
-
-	memset(counts, 0, sizeof(int) * MAP_STATE_NR);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, fs_id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		int s = map_state_from_name((const char *)sqlite3_column_text(stmt, 0));
-
-		if (s >= 0)
-			counts[s] = sqlite3_column_int(stmt, 1);
-	}
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : db_err(rc);
 }
 
 /* ---- actions and events ---- */

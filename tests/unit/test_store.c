@@ -3,16 +3,22 @@
  * The store on a real SQLite file in a fresh folder: a finding for the
  * mount root (empty path) survives the round trip, the folder and the scan
  * lock refuse what another user could have planted, and a COMMIT that fails
- * leaves no transaction open behind it.
+ * leaves no transaction open behind it.  One finding per damaged object
+ * (issue 16): media, scrub and event sightings of one object are one finding
+ * with its evidence, a scan resolves only what it re-checked, and a schema-1
+ * database is merged the same way when it is opened.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "map.h"
+#include "map_store_sql.h"
+#include "xfs_abi.h"
 
 static char dir[64];
 
@@ -239,6 +245,496 @@ static void test_failed_commit(void)
 	map_store_close(st);
 }
 
+/* ---- one finding per damaged object ---- */
+
+static int count_one(const struct map_finding *f, void *arg)
+{
+	(void)f;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int count_findings(struct map_store *st, int64_t fs_id, unsigned int filter)
+{
+	int n = 0;
+
+	CHECK_INT(map_store_findings(st, fs_id, filter, count_one, &n), 0);
+	return n;
+}
+
+struct evidence_list {
+	int n;
+	struct map_evidence v[8];
+};
+
+static int collect_evidence(const struct map_evidence *e, void *arg)
+{
+	struct evidence_list *l = arg;
+
+	if (l->n < 8)
+		l->v[l->n] = *e;
+	l->n++;
+	return 0;
+}
+
+static int evidence_of(struct map_store *st, int64_t id, struct evidence_list *l)
+{
+	memset(l, 0, sizeof(*l));
+	CHECK_INT(map_store_finding_evidence(st, id, collect_evidence, l), 0);
+	return l->n;
+}
+
+static struct map_owner owner(enum map_owner_kind kind, uint64_t ino, uint32_t agno,
+			      uint64_t physical, uint32_t scrub0, uint32_t scrub1)
+{
+	struct map_owner o;
+
+	memset(&o, 0, sizeof(o));
+	o.kind = kind;
+	o.ino = ino;
+	o.agno = agno;
+	o.physical = physical;
+	o.length = 4096;
+	o.mode = ino ? 0100644 : 0;
+	o.scrub[o.nr_scrub++] = scrub0;
+	if (scrub1 != UINT32_MAX)
+		o.scrub[o.nr_scrub++] = scrub1;
+	return o;
+}
+
+/* Record a sighting; its finding id, *is_new whether it made one. */
+static int64_t sight(struct map_store *st, int64_t scan_id, struct map_finding *f, bool *is_new)
+{
+	bool fresh = false;
+	int rc = map_store_finding_record(st, scan_id, f, &fresh);
+
+	CHECK(rc == 0, "finding_record: %s", map_strerror(rc));
+	if (is_new)
+		*is_new = fresh;
+	int64_t id = f->id;
+	map_finding_clear(f);
+	return id;
+}
+
+static int64_t sight_scrub(struct map_store *st, int64_t fs_id, int64_t scan_id, uint32_t type,
+			   uint32_t agno, uint64_t ino, int error, int64_t when, bool *is_new)
+{
+	struct map_scrub_result r = { .type = type, .agno = agno, .ino = ino, .gen = 7,
+				      .oflags = error ? 0 : XFS_SCRUB_OFLAG_CORRUPT,
+				      .error = error };
+	struct map_finding f;
+
+	map_finding_from_scrub(&f, &r);
+	f.fs_id = fs_id;
+	f.last_seen = when;
+	return sight(st, scan_id, &f, is_new);
+}
+
+static int64_t sight_owner(struct map_store *st, int64_t fs_id, int64_t scan_id,
+			   const char *source, struct map_owner o, int64_t when, bool *is_new)
+{
+	struct map_finding f;
+
+	map_finding_from_owner(&f, source, &o, NULL);
+	f.fs_id = fs_id;
+	f.last_seen = when;
+	return sight(st, scan_id, &f, is_new);
+}
+
+static int64_t add_scan(struct map_store *st, int64_t fs_id, int64_t started)
+{
+	struct map_scan_row row;
+
+	memset(&row, 0, sizeof(row));
+	row.fs_id = fs_id;
+	snprintf(row.state, sizeof(row.state), "running");
+	snprintf(row.phase, sizeof(row.phase), "metadata");
+	row.do_metadata = row.do_media = true;
+	row.started = started;
+	row.runs = 1;
+	REQUIRE(map_store_scan_insert(st, &row) == 0, "scan_insert");
+	return row.id;
+}
+
+static const char *state_of(struct map_store *st, int64_t id)
+{
+	static char buf[4][16];
+	static int next;
+	char *b = buf[next++ % 4];
+	struct map_finding f;
+
+	snprintf(b, sizeof(buf[0]), "?");
+	if (map_store_finding_get(st, id, &f) == 0)
+		snprintf(b, sizeof(buf[0]), "%s", map_state_name(f.state));
+	map_finding_clear(&f);
+	return b;
+}
+
+/* An unreadable inode: the inode scrub fails with EIO (metadata phase
+ * first), then the media read finds its cluster: one finding, two pieces
+ * of evidence, the media range kept as where it is. */
+static void test_inode_media_and_scrub(void)
+{
+	struct map_store *st = open_db(path_in("inode.db"));
+	int64_t fs_id = add_fs(st);
+	struct evidence_list ev;
+	struct map_finding f;
+	bool is_new = false;
+
+	int64_t a = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_INODE, 0, 515, -EIO, 0, &is_new);
+	CHECK(is_new, "the scrub sighting makes the finding");
+	int64_t b = sight_owner(st, fs_id, 0, "media",
+				owner(MAP_OWNER_INODE, 515, 0, 1 << 20, XFS_SCRUB_TYPE_INODE,
+				      UINT32_MAX), 0, &is_new);
+	CHECK(!is_new, "the media sighting of the same inode is not a new finding");
+	CHECK_INT(b, a);
+	CHECK_INT(count_findings(st, fs_id, MAP_FIND_ALL), 1);
+	CHECK_INT(evidence_of(st, a, &ev), 2);
+	CHECK_STR(ev.v[0].source, "scrub");
+	CHECK_STR(ev.v[0].scrub, "inode");
+	CHECK(!ev.v[0].has_range, "scrub evidence has no device range");
+	CHECK(strstr(ev.v[0].detail, "error: ") == ev.v[0].detail, "scrub detail '%s'",
+	      ev.v[0].detail);
+	CHECK_STR(ev.v[1].source, "media");
+	CHECK(ev.v[1].has_range && ev.v[1].physical == 1 << 20 && ev.v[1].length == 4096,
+	      "media evidence keeps its range");
+	REQUIRE(map_store_finding_get(st, a, &f) == 0, "finding_get");
+	CHECK_STR(f.kind, "inode");
+	CHECK_STR(f.source, "media");	/* the most direct evidence */
+	CHECK_STR(f.scrub, "inode");
+	CHECK(f.has_range && f.physical == 1 << 20, "the finding knows where it is");
+	CHECK_INT(f.mode, 0100644);
+	map_finding_clear(&f);
+
+	/* Seen again by both: still one finding, still two pieces. */
+	sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_INODE, 0, 515, -EIO, 0, NULL);
+	sight_owner(st, fs_id, 0, "media",
+		    owner(MAP_OWNER_INODE, 515, 0, 1 << 20, XFS_SCRUB_TYPE_INODE, UINT32_MAX), 0,
+		    NULL);
+	CHECK_INT(count_findings(st, fs_id, MAP_FIND_ALL), 1);
+	CHECK_INT(evidence_of(st, a, &ev), 2);
+	/* Its extent map is another object (rebuilt after the inode). */
+	int64_t c = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_BMBTD, 0, 515, 0, 0, NULL);
+	CHECK(c != a, "the extent map is its own finding");
+	map_store_close(st);
+}
+
+/* An inode btree block of AG 1 that cannot be read: inobt and finobt both
+ * fail, the media read names the block: one finding for AG 1's inode
+ * btrees with both scrub types; AG 2's are another. */
+static void test_ag_inode_btrees(void)
+{
+	struct map_store *st = open_db(path_in("inobt.db"));
+	int64_t fs_id = add_fs(st);
+	struct evidence_list ev;
+	struct map_finding f;
+
+	int64_t a = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_INOBT, 1, 0, -EIO, 0, NULL);
+	int64_t b = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_FINOBT, 1, 0, 0, 0, NULL);
+	int64_t c = sight_owner(st, fs_id, 0, "media",
+				owner(MAP_OWNER_INOBT, 0, 1, 300 << 20, XFS_SCRUB_TYPE_INOBT,
+				      XFS_SCRUB_TYPE_FINOBT), 0, NULL);
+	CHECK(a == b && b == c, "one finding: %lld %lld %lld", (long long)a, (long long)b,
+	      (long long)c);
+	CHECK_INT(count_findings(st, fs_id, MAP_FIND_ALL), 1);
+	CHECK_INT(evidence_of(st, a, &ev), 3);
+	CHECK_STR(ev.v[2].scrub, "inobt,finobt");
+	REQUIRE(map_store_finding_get(st, a, &f) == 0, "finding_get");
+	CHECK_STR(f.kind, "inode-btrees");
+	CHECK_STR(f.scrub, "inobt,finobt");
+	CHECK_INT(f.agno, 1);
+	CHECK_STR(f.source, "media");
+	map_finding_clear(&f);
+	CHECK(sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_INOBT, 2, 0, -EIO, 0, NULL) != a,
+	      "AG 2's inode btrees are another finding");
+	/* AG headers: the sectors of one AG are one object. */
+	int64_t h = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_AGF, 1, 0, 0, 0, NULL);
+	CHECK_INT(sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_AGI, 1, 0, 0, 0, NULL), h);
+	CHECK_INT(count_findings(st, fs_id, MAP_FIND_METADATA), 3);
+	map_store_close(st);
+}
+
+/* The parent check of a plain file is about its parent pointers: kind
+ * parent, not directory, and not the same object as a directory's
+ * entries; a damaged directory's blocks and its dir/dirtree checks are one. */
+static void test_parent_kind(void)
+{
+	struct map_store *st = open_db(path_in("parent.db"));
+	int64_t fs_id = add_fs(st);
+	struct map_finding f;
+
+	int64_t p = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_PARENT, 0, 700, 0, 0, NULL);
+	REQUIRE(map_store_finding_get(st, p, &f) == 0, "finding_get");
+	CHECK_STR(f.kind, "parent");
+	CHECK_STR(f.scrub, "parent");
+	map_finding_clear(&f);
+
+	int64_t d = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_DIR, 0, 800, 0, 0, NULL);
+	CHECK_INT(sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_DIRTREE, 0, 800, 0, 0, NULL), d);
+	struct map_owner o = owner(MAP_OWNER_DIR, 800, 0, 5 << 20, XFS_SCRUB_TYPE_DIR, UINT32_MAX);
+	o.mode = 040755;
+	CHECK_INT(sight_owner(st, fs_id, 0, "media", o, 0, NULL), d);
+	int64_t dp = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_PARENT, 0, 800, 0, 0, NULL);
+	CHECK(dp != d, "a directory's dotdot is its own finding");
+	REQUIRE(map_store_finding_get(st, d, &f) == 0, "finding_get");
+	CHECK_STR(f.kind, "directory");
+	CHECK_STR(f.scrub, "directory,dirtree");
+	CHECK(f.has_offset && f.offset == 0 && f.has_range, "directory block located");
+	CHECK_STR(f.fork, "data");
+	map_finding_clear(&f);
+	REQUIRE(map_store_finding_get(st, dp, &f) == 0, "finding_get");
+	CHECK_STR(f.kind, "parent");
+	map_finding_clear(&f);
+	/* Two bad ranges of one file's data stay two findings. */
+	int64_t d1 = sight_owner(st, fs_id, 0, "media",
+				 owner(MAP_OWNER_FILE, 900, 0, 8 << 20, 0, UINT32_MAX), 0, NULL);
+	int64_t d2 = sight_owner(st, fs_id, 0, "media",
+				 owner(MAP_OWNER_FILE, 900, 0, 9 << 20, 0, UINT32_MAX), 0, NULL);
+	CHECK(d1 != d2, "two data ranges, two findings");
+	CHECK_INT(sight_owner(st, fs_id, 0, "event",
+			      owner(MAP_OWNER_FILE, 900, 0, 8 << 20, 0, UINT32_MAX), 0, NULL), d1);
+	map_store_close(st);
+}
+
+/* What a complete scan resolves: findings it re-checked all the evidence
+ * of and saw none of again. */
+static void test_resolution(void)
+{
+	struct map_store *st = open_db(path_in("resolve.db"));
+	int64_t fs_id = add_fs(st);
+	int64_t t = (int64_t)time(NULL);
+	int64_t old = add_scan(st, fs_id, t - 2000), scan = add_scan(st, fs_id, t - 100);
+	int64_t before = t - 1000;
+	int n = -1;
+
+	/* Findings seen by the old scan or by mapperd before this scan. */
+	int64_t scrub_only = sight_scrub(st, fs_id, old, XFS_SCRUB_TYPE_AGF, 0, 0, 0, before, NULL);
+	int64_t media_only = sight_owner(st, fs_id, old, "media",
+					 owner(MAP_OWNER_FILE, 131, 0, 1 << 20, 0, UINT32_MAX),
+					 before, NULL);
+	int64_t both = sight_scrub(st, fs_id, old, XFS_SCRUB_TYPE_INOBT, 1, 0, -EIO, before, NULL);
+	sight_owner(st, fs_id, old, "media", owner(MAP_OWNER_INOBT, 0, 1, 300 << 20,
+						   XFS_SCRUB_TYPE_INOBT, UINT32_MAX), before, NULL);
+	int64_t event_range = sight_owner(st, fs_id, 0, "event",
+					  owner(MAP_OWNER_FILE, 132, 0, 2 << 20, 0, UINT32_MAX),
+					  before, NULL);
+	struct map_finding f;
+	struct map_scrub_result r = { .type = XFS_SCRUB_TYPE_XATTR, .ino = 133,
+				      .oflags = XFS_SCRUB_OFLAG_CORRUPT };
+	map_finding_from_scrub(&f, &r);
+	snprintf(f.source, sizeof(f.source), "event");
+	f.fs_id = fs_id;
+	f.last_seen = before;
+	int64_t event_scrub = sight(st, 0, &f, NULL);
+	/* An event that named neither a range nor a scrub type. */
+	map_finding_init(&f);
+	snprintf(f.source, sizeof(f.source), "event");
+	snprintf(f.kind, sizeof(f.kind), "inode");
+	f.fs_id = fs_id;
+	f.ino = 134;
+	f.last_seen = before;
+	int64_t event_bare = sight(st, 0, &f, NULL);
+	int64_t seen_again = sight_scrub(st, fs_id, old, XFS_SCRUB_TYPE_AGI, 3, 0, 0, before, NULL);
+	int64_t ignored = sight_scrub(st, fs_id, old, XFS_SCRUB_TYPE_AGF, 2, 0, 0, before, NULL);
+	CHECK_INT(map_store_finding_set_state(st, ignored, MAP_STATE_IGNORED), 0);
+	int64_t repaired = sight_scrub(st, fs_id, old, XFS_SCRUB_TYPE_SB, 1, 0, 0, before, NULL);
+	CHECK_INT(map_store_finding_set_state(st, repaired, MAP_STATE_REPAIRED), 0);
+
+	/* This scan's metadata pass sees one again; mapperd reports another
+	 * file while the scan runs. */
+	sight_scrub(st, fs_id, scan, XFS_SCRUB_TYPE_AGI, 3, 0, 0, 0, NULL);
+	int64_t during = sight_owner(st, fs_id, 0, "event",
+				     owner(MAP_OWNER_FILE, 135, 0, 3 << 20, 0, UINT32_MAX), 0, NULL);
+
+	/* The metadata pass is complete: what only scrub showed, and scrub
+	 * no longer shows, is resolved; bad ranges wait for the media pass. */
+	CHECK_INT(map_store_resolve_unseen(st, fs_id, scan, MAP_COVER_METADATA, &n), 0);
+	CHECK_INT(n, 3);
+	CHECK_STR(state_of(st, scrub_only), "resolved");
+	CHECK_STR(state_of(st, event_scrub), "resolved");
+	CHECK_STR(state_of(st, repaired), "resolved");
+	CHECK_STR(state_of(st, media_only), "open");
+	CHECK_STR(state_of(st, both), "open");
+	CHECK_STR(state_of(st, event_range), "open");
+	CHECK_STR(state_of(st, seen_again), "open");
+	CHECK_STR(state_of(st, ignored), "ignored");
+
+	/* A media-only scan re-reads ranges, not scrub results: the inode
+	 * btrees' scrub evidence keeps that finding open. */
+	CHECK_INT(map_store_resolve_unseen(st, fs_id, scan, MAP_COVER_MEDIA, &n), 0);
+	CHECK_INT(n, 2);
+	CHECK_STR(state_of(st, media_only), "resolved");
+	CHECK_STR(state_of(st, event_range), "resolved");
+	CHECK_STR(state_of(st, both), "open");
+
+	/* Both passes: the inode btrees too; never what was seen during the
+	 * scan, nor what no scan can check, nor what is ignored. */
+	CHECK_INT(map_store_resolve_unseen(st, fs_id, scan, MAP_COVER_MEDIA | MAP_COVER_METADATA,
+					   &n), 0);
+	CHECK_INT(n, 1);
+	CHECK_STR(state_of(st, both), "resolved");
+	CHECK_STR(state_of(st, during), "open");
+	CHECK_STR(state_of(st, event_bare), "open");
+	CHECK_STR(state_of(st, seen_again), "open");
+	CHECK_STR(state_of(st, ignored), "ignored");
+
+	/* Seen again: a resolved finding opens, an ignored one stays ignored. */
+	sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_INOBT, 1, 0, -EIO, 0, NULL);
+	CHECK_STR(state_of(st, both), "open");
+	sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_AGF, 2, 0, 0, 0, NULL);
+	CHECK_STR(state_of(st, ignored), "ignored");
+	map_store_close(st);
+}
+
+/* ---- migration from schema 1 ---- */
+
+static void exec_raw(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+
+	REQUIRE(sqlite3_exec(db, sql, NULL, NULL, &err) == SQLITE_OK, "%s: %s", sql,
+		err ? err : "?");
+}
+
+/* A schema-1 database as the previous release left it: an unreadable inode
+ * as two findings, a directory as three (its block, dir, and parent with
+ * kind directory), AG 1's inode btrees as three, a file's data as one;
+ * paths on several, actions on some. */
+static void make_schema1(const char *path)
+{
+	sqlite3 *db;
+
+	REQUIRE(map_migrations[0].version == 1, "migration 1 first");
+	unlink(path);
+	REQUIRE(sqlite3_open(path, &db) == SQLITE_OK, "sqlite3_open %s", path);
+	exec_raw(db, map_migrations[0].sql);
+	exec_raw(db, "PRAGMA user_version = 1; PRAGMA application_id = 1296126034;");
+	exec_raw(db,
+		"INSERT INTO filesystems (id, uuid, first_seen, last_seen) VALUES (1, 'u', 1, 1);"
+		"INSERT INTO scans (id, fs_id, state, do_metadata, do_media, started) "
+		"  VALUES (1, 1, 'complete', 1, 1, 100), (2, 1, 'complete', 1, 1, 200);"
+		"INSERT INTO findings (id, fs_id, fkey, source, kind, physical, length, ino, gen, mode, "
+		"  fork, offset, agno, flags, scrub, detail, state, first_seen, last_seen, first_scan, "
+		"  last_scan) VALUES "
+		"(1, 1, 'media|inode|inode|500', 'media', 'inode', 1048576, 512, 500, 3, 33188, '', "
+		"  NULL, 0, 0, 'inode', '', 'repaired', 110, 120, 1, 1),"
+		"(2, 1, 'scrub|inode|inode|500', 'scrub', 'inode', NULL, NULL, 500, 3, 0, '', NULL, "
+		"  NULL, 0, 'inode', 'error: Input/output error', 'open', 105, 210, 1, 2),"
+		"(3, 1, 'scrub|directory|parent|600', 'scrub', 'directory', NULL, NULL, 600, 4, 0, "
+		"  '', NULL, NULL, 0, 'parent', 'corrupt', 'open', 105, 205, 1, 2),"
+		"(4, 1, 'scrub|directory|directory|600', 'scrub', 'directory', NULL, NULL, 600, 4, 0, "
+		"  '', NULL, NULL, 0, 'directory', 'corrupt', 'open', 105, 205, 1, 2),"
+		"(5, 1, 'media|directory|directory|600', 'media', 'directory', 2097152, 4096, 600, 4, "
+		"  16877, 'data', 0, 0, 0, 'directory', '', 'open', 110, 210, 1, 2),"
+		"(6, 1, 'scrub|inode-btrees|inobt|1', 'scrub', 'inode-btrees', NULL, NULL, NULL, NULL, "
+		"  NULL, '', NULL, 1, 0, 'inobt', 'error: Input/output error', 'open', 105, 205, 1, 2),"
+		"(7, 1, 'scrub|inode-btrees|finobt|1', 'scrub', 'inode-btrees', NULL, NULL, NULL, "
+		"  NULL, NULL, '', NULL, 1, 0, 'finobt', 'corrupt', 'open', 105, 205, 1, 2),"
+		"(8, 1, 'media|inode-btrees|1', 'media', 'inode-btrees', 314572800, 4096, NULL, NULL, "
+		"  NULL, '', NULL, 1, 2, 'inobt,finobt', '', 'ignored', 110, 210, 1, 2),"
+		"(9, 1, 'media|file|700', 'media', 'file', 3145728, 4096, 700, 5, 33188, 'data', "
+		"  131072, 0, 0, '', '', 'open', 110, 210, 1, 2);"
+		"INSERT INTO finding_paths (finding_id, path) VALUES (1, X'612F62'), (2, X'612F62'), "
+		"  (2, X'63'), (5, X'64'), (9, X'66');"
+		"INSERT INTO actions (id, fs_id, finding_id, at, action, outcome) VALUES "
+		"  (1, 1, 2, 300, 'repair', 'failed'), (2, 1, 7, 300, 'repair', 'unsupported'), "
+		"  (3, 1, 9, 300, 'ignore', '');");
+	sqlite3_close(db);
+}
+
+static int64_t action_finding(const char *db, int action_id)
+{
+	sqlite3 *raw;
+	sqlite3_stmt *stmt;
+	int64_t id = -1;
+	char sql[96];
+
+	REQUIRE(sqlite3_open_v2(db, &raw, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK, "open");
+	snprintf(sql, sizeof(sql), "SELECT finding_id FROM actions WHERE id = %d", action_id);
+	if (sqlite3_prepare_v2(raw, sql, -1, &stmt, NULL) == SQLITE_OK) {
+		if (sqlite3_step(stmt) == SQLITE_ROW)
+			id = sqlite3_column_int64(stmt, 0);
+		sqlite3_finalize(stmt);
+	}
+	sqlite3_close(raw);
+	return id;
+}
+
+static void test_migration(void)
+{
+	char *db = path_in("schema1.db");
+	struct evidence_list ev;
+	struct map_finding f;
+	bool is_new = true;
+
+	make_schema1(db);
+	struct map_store *st = open_db(db);
+	CHECK_INT(map_store_version(st), map_migrations[map_migration_count - 1].version);
+	CHECK_INT(count_findings(st, 1, MAP_FIND_ALL), 5);
+
+	/* The inode: the oldest id survives, open (one was), media, both paths. */
+	REQUIRE(map_store_finding_get(st, 1, &f) == 0, "inode finding 1 survives");
+	CHECK_STR(f.kind, "inode");
+	CHECK_STR(map_state_name(f.state), "open");
+	CHECK_STR(f.source, "media");
+	CHECK_STR(f.scrub, "inode");
+	CHECK(f.has_range && f.physical == 1048576, "media range kept");
+	CHECK_INT(f.first_seen, 105);
+	CHECK_INT(f.last_seen, 210);
+	CHECK_INT(f.last_scan, 2);
+	CHECK_INT(f.npaths, 2);
+	map_finding_clear(&f);
+	CHECK_INT(evidence_of(st, 1, &ev), 2);
+	CHECK_STR(ev.v[1].detail, "error: Input/output error");
+	CHECK_INT(map_store_finding_get(st, 2, &f), -ENOENT);
+
+	/* The parent check of 600 is kind parent now, apart from its entries. */
+	REQUIRE(map_store_finding_get(st, 3, &f) == 0, "parent finding 3");
+	CHECK_STR(f.kind, "parent");
+	map_finding_clear(&f);
+	REQUIRE(map_store_finding_get(st, 4, &f) == 0, "directory finding 4");
+	CHECK_STR(f.kind, "directory");
+	CHECK_STR(f.source, "media");
+	CHECK(f.has_range && f.physical == 2097152 && f.has_offset && f.offset == 0,
+	      "directory block from the merged media finding");
+	CHECK_STR(f.fork, "data");
+	CHECK_INT(f.mode, 16877);
+	CHECK_INT(f.npaths, 1);
+	map_finding_clear(&f);
+	CHECK_INT(evidence_of(st, 4, &ev), 2);
+
+	/* AG 1's inode btrees: one, open (two of three were), both types. */
+	REQUIRE(map_store_finding_get(st, 6, &f) == 0, "inode btrees finding 6");
+	CHECK_STR(f.scrub, "inobt,finobt");
+	CHECK_STR(map_state_name(f.state), "open");
+	CHECK_INT(f.flags, 2);
+	map_finding_clear(&f);
+	CHECK_INT(evidence_of(st, 6, &ev), 3);
+
+	/* Actions follow their finding. */
+	map_store_close(st);
+	CHECK_INT(action_finding(db, 1), 1);
+	CHECK_INT(action_finding(db, 2), 6);
+	CHECK_INT(action_finding(db, 3), 9);
+
+	/* The migrated keys are the ones the library makes: new sightings of
+	 * the same objects land on the migrated findings. */
+	st = open_db(db);
+	CHECK_INT(sight_scrub(st, 1, 0, XFS_SCRUB_TYPE_INODE, 0, 500, -EIO, 0, &is_new), 1);
+	CHECK(!is_new, "inode 500 seen again");
+	CHECK_INT(sight_scrub(st, 1, 0, XFS_SCRUB_TYPE_FINOBT, 1, 0, 0, 0, &is_new), 6);
+	CHECK(!is_new, "AG 1 inode btrees seen again");
+	CHECK_INT(sight_scrub(st, 1, 0, XFS_SCRUB_TYPE_PARENT, 0, 600, 0, 0, &is_new), 3);
+	CHECK_INT(sight_scrub(st, 1, 0, XFS_SCRUB_TYPE_DIRTREE, 0, 600, 0, 0, &is_new), 4);
+	struct map_owner o = owner(MAP_OWNER_FILE, 700, 0, 3145728, 0, UINT32_MAX);
+	o.offset = 131072;
+	CHECK_INT(sight_owner(st, 1, 0, "media", o, 0, &is_new), 9);
+	CHECK(!is_new, "file data seen again");
+	CHECK_INT(count_findings(st, 1, MAP_FIND_ALL), 5);
+	CHECK_INT(map_store_check(st), 0);
+	map_store_close(st);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/test_store.XXXXXX");
@@ -247,6 +743,11 @@ int main(void)
 	test_unsafe_folder();
 	test_lock_symlink();
 	test_failed_commit();
+	test_inode_media_and_scrub();
+	test_ag_inode_btrees();
+	test_parent_kind();
+	test_resolution();
+	test_migration();
 	int rc = check_done();
 	if (rc == 0) {
 		char cmd[128];

@@ -44,6 +44,8 @@ uint64_t fx_dir_first_block(const char *rel);
 /* Device byte of the first block of @rel's attribute fork, which must be in
  * extents or btree format (GETBMAPX). */
 uint64_t fx_attr_first_block(const char *rel);
+/* Device byte of byte @offset of @rel's attribute fork (GETBMAPX). */
+uint64_t fx_attr_block(const char *rel, uint64_t offset);
 /* Inode number of @rel (lstat). */
 uint64_t fx_ino(const char *rel);
 /* Generation of regular file @rel (FS_IOC_GETVERSION). */

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mapctl repair: turn open findings into ordered steps. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapctl.h"
+#include "repair_plan.h"
+#include "xfs_abi.h"
+
+static const char *const phase_names[PHASE_NR] = {
+	"AG headers", "AG btrees", "inodes", "extent maps", "contents", "links", "summary",
+};
+
+const char *repair_phase_name(enum repair_phase p)
+{
+	return p < PHASE_NR ? phase_names[p] : "?";
+}
+
+enum repair_phase repair_phase_of(uint32_t type)
+{
+	switch (type) {
+	case XFS_SCRUB_TYPE_SB:
+	case XFS_SCRUB_TYPE_AGF:
+	case XFS_SCRUB_TYPE_AGFL:
+	case XFS_SCRUB_TYPE_AGI:
+		return PHASE_AG_HEADERS;
+	case XFS_SCRUB_TYPE_BNOBT:
+	case XFS_SCRUB_TYPE_CNTBT:
+	case XFS_SCRUB_TYPE_INOBT:
+	case XFS_SCRUB_TYPE_FINOBT:
+	case XFS_SCRUB_TYPE_RMAPBT:
+	case XFS_SCRUB_TYPE_REFCNTBT:
+		return PHASE_AG_BTREES;
+	case XFS_SCRUB_TYPE_INODE:
+		return PHASE_INODES;
+	case XFS_SCRUB_TYPE_BMBTD:
+	case XFS_SCRUB_TYPE_BMBTA:
+	case XFS_SCRUB_TYPE_BMBTC:
+		return PHASE_EXTENT_MAPS;
+	case XFS_SCRUB_TYPE_DIR:
+	case XFS_SCRUB_TYPE_XATTR:
+	case XFS_SCRUB_TYPE_SYMLINK:
+		return PHASE_CONTENTS;
+	case XFS_SCRUB_TYPE_PARENT:
+	case XFS_SCRUB_TYPE_DIRTREE:
+	case XFS_SCRUB_TYPE_NLINKS:
+		return PHASE_LINKS;
+	default:
+		return PHASE_SUMMARY;
+	}
+}
+
+static const char *const outcome_names[] = {
+	[OUTCOME_PENDING] = "planned",
+	[OUTCOME_NOT_NEEDED] = "not-needed",
+	[OUTCOME_HEALED] = "healed",
+	[OUTCOME_LOST] = "lost-data",
+	[OUTCOME_UNSUPPORTED] = "unsupported",
+	[OUTCOME_FAILED] = "failed",
+};
+
+const char *repair_outcome_name(enum repair_outcome o)
+{
+	return o <= OUTCOME_FAILED ? outcome_names[o] : "?";
+}
+
+void repair_caps_probe(int fd, const struct map_geometry *geo, struct repair_caps *caps)
+{
+	uint32_t oflags = 0;
+	int rc = map_scrub_call(fd, XFS_SCRUB_TYPE_PROBE, 0, 0, 0, XFS_SCRUB_IFLAG_REPAIR, &oflags);
+
+	memset(caps, 0, sizeof(*caps));
+	caps->geo = *geo;
+	caps->kernel_repairs = rc == 0;
+	if (rc == -EOPNOTSUPP || rc == -ENOTTY || rc == -MAP_ENOSCRUB)
+		caps->kernel_why = "this kernel has no online repair (CONFIG_XFS_ONLINE_REPAIR)";
+	else if (rc == -EROFS)
+		caps->kernel_why = "the filesystem is mounted read-only";
+	else if (rc)
+		caps->kernel_why = "the kernel refuses repair requests";
+}
+
+/* Why a step cannot run online, known before trying (NULL: try it). */
+static const char *known_unsupported(const struct repair_caps *caps, uint32_t type, int64_t agno)
+{
+	const struct map_geometry *geo = &caps->geo;
+
+	if (!geo->v5)
+		return "V4 filesystems cannot be repaired online";
+	if (!caps->kernel_repairs)
+		return caps->kernel_why;
+	if (type == XFS_SCRUB_TYPE_SB && agno <= 0)
+		return "the primary superblock is never rebuilt online";
+	if ((type == XFS_SCRUB_TYPE_DIR || type == XFS_SCRUB_TYPE_XATTR ||
+	     type == XFS_SCRUB_TYPE_SYMLINK || (type == XFS_SCRUB_TYPE_PARENT && geo->parent)) &&
+	    !geo->exchange_range)
+		return "needs the exchange-range feature, which this filesystem lacks";
+	if (type == XFS_SCRUB_TYPE_HEALTHY)
+		return "nothing to rebuild: it summarises the others";
+	return NULL;
+}
+
+const char *repair_remedy(const struct repair_caps *caps, const struct plan_step *s)
+{
+	if (caps->geo.v5 && !caps->kernel_repairs && caps->kernel_why &&
+	    strstr(caps->kernel_why, "read-only"))
+		return "remount read-write (mount -o remount,rw), then repair again";
+	if (caps->geo.v5 && !caps->kernel_repairs)
+		return "boot a kernel built with CONFIG_XFS_ONLINE_REPAIR=y, or take the offline "
+		       "path: mapctl repair --offline-plan";
+	if (s->type == XFS_SCRUB_TYPE_HEALTHY)
+		return "none needed";
+	return "take the offline path: mapctl repair --offline-plan (unmounts; xfs_repair)";
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = repair_phase_of(*(const uint32_t *)a), y = repair_phase_of(*(const uint32_t *)b);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	x = *(const uint32_t *)a;
+	y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A device range that could not be read is behind this finding: the copy
+ * in memory may look fine, so the rebuild must be forced. */
+static bool finding_unreadable(const struct map_finding *f)
+{
+	return f->has_range || strstr(f->detail, "Input/output error") ||
+	       strcmp(f->source, "scrub") != 0;
+}
+
+/* Whether inode @ino's record lies in the device range recorded for @f. */
+static bool inode_in_range(const struct map_geometry *geo, uint64_t ino,
+			   const struct map_finding *f)
+{
+	unsigned int bits = geo->agblklog + geo->inopblog;
+	uint64_t agno = ino >> bits, agino = ino & ((1ULL << bits) - 1);
+	uint64_t byte = (agno * geo->agblocks + (agino >> geo->inopblog)) * geo->blocksize +
+			(agino & ((1ULL << geo->inopblog) - 1)) * geo->inodesize;
+
+	return f->has_range && byte >= f->physical && byte < f->physical + f->length;
+}
+
+int repair_plan_add(struct repair_plan *p, const struct repair_caps *caps,
+		    const struct map_finding *f)
+{
+	uint32_t types[PLAN_MAX_TYPES];
+	char names[sizeof(f->scrub)];
+	char *save = NULL;
+	int n = 0;
+
+	if (!strcmp(f->kind, "file") || !f->scrub[0]) {
+		/* File data: nothing for the kernel to rebuild. */
+		if (!strcmp(f->kind, "file")) {
+			p->data_findings++;
+			p->data_paths += f->npaths;
+		}
+		return 0;
+	}
+	snprintf(names, sizeof(names), "%s", f->scrub);
+	for (char *t = strtok_r(names, ",", &save); t && n < PLAN_MAX_TYPES;
+	     t = strtok_r(NULL, ",", &save)) {
+		int type = map_scrub_type_by_name(t);
+		bool dup = false;
+
+		for (int k = 0; k < n; k++)
+			dup |= types[k] == (uint32_t)type;
+		if (type >= 0 && !dup)
+			types[n++] = (uint32_t)type;
+	}
+	if (n == 0)
+		return 0;
+	/* A rebuilt inode comes back without its attributes, and with them
+	 * its parent pointers: rebuild those after it (not-needed if intact). */
+	bool has_inode = false, has_parent = false;
+	for (int k = 0; k < n; k++) {
+		has_inode |= types[k] == XFS_SCRUB_TYPE_INODE;
+		has_parent |= types[k] == XFS_SCRUB_TYPE_PARENT;
+	}
+	if (has_inode && !has_parent && caps->geo.parent && n < PLAN_MAX_TYPES)
+		types[n++] = XFS_SCRUB_TYPE_PARENT;
+	qsort(types, (size_t)n, sizeof(types[0]), cmp_u32);
+
+	struct plan_item *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->v = v;
+	struct plan_item *it = &p->v[p->n];
+	memset(it, 0, sizeof(*it));
+	it->f = *f;
+	it->f.paths = NULL;
+	it->f.npaths = 0;
+	for (size_t i = 0; i < f->npaths; i++)
+		if (map_finding_add_path(&it->f, f->paths[i]))
+			return -ENOMEM;
+	it->unreadable = finding_unreadable(f);
+	it->on_lost_sector = f->ino && inode_in_range(&caps->geo, f->ino, f);
+	for (int k = 0; k < n; k++) {
+		struct plan_step *s = &it->steps[k];
+
+		s->type = types[k];
+		s->phase = repair_phase_of(types[k]);
+		s->unsupported = known_unsupported(caps, types[k], f->agno);
+		if (s->unsupported)
+			p->offline_needed = true;
+	}
+	it->nsteps = n;
+	p->n++;
+	return 0;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct plan_item *x = a, *y = b;
+
+	if (x->steps[0].phase != y->steps[0].phase)
+		return x->steps[0].phase < y->steps[0].phase ? -1 : 1;
+	/* Objects on unreadable sectors first: rebuilding an inode that lies
+	 * in a lost sector rewrites its whole cluster, after which the other
+	 * inodes of the cluster read again and need nothing. */
+	if (x->on_lost_sector != y->on_lost_sector)
+		return x->on_lost_sector ? -1 : 1;
+	if (x->f.has_range != y->f.has_range)
+		return x->f.has_range ? -1 : 1;
+	if (x->f.agno != y->f.agno)
+		return x->f.agno < y->f.agno ? -1 : 1;
+	if (x->f.ino != y->f.ino)
+		return x->f.ino < y->f.ino ? -1 : 1;
+	return x->f.id < y->f.id ? -1 : x->f.id > y->f.id;
+}
+
+void repair_plan_sort(struct repair_plan *p)
+{
+	if (p->n)
+		qsort(p->v, p->n, sizeof(p->v[0]), cmp_item);
+}
+
+void repair_plan_free(struct repair_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		map_finding_clear(&p->v[i].f);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+void repair_plan_print(FILE *out, const struct repair_plan *p, const char *mnt)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_item *it = &p->v[i];
+
+		fprintf(out, "  %-11s #%lld %s", repair_phase_name(it->steps[0].phase),
+			(long long)it->f.id, it->f.kind);
+		if (it->f.agno >= 0 && !it->f.ino)
+			fprintf(out, " AG %lld", (long long)it->f.agno);
+		if (it->f.ino)
+			fprintf(out, " inode %llu", (unsigned long long)it->f.ino);
+		if (it->f.npaths) {
+			fputc(' ', out);
+			print_path_text(out, mnt, it->f.paths[0]);
+			if (it->f.npaths > 1)
+				fprintf(out, " (+%zu more name%s)", it->f.npaths - 1,
+					it->f.npaths == 2 ? "" : "s");
+		}
+		fputs(":", out);
+		for (int k = 0; k < it->nsteps; k++) {
+			const struct map_scrub_type_info *t = map_scrub_type(it->steps[k].type);
+
+			fprintf(out, "%s %s", k ? "," : "", t ? t->name : "?");
+			if (it->steps[k].unsupported)
+				fprintf(out, " [cannot be done online: %s]", it->steps[k].unsupported);
+		}
+		if (it->on_lost_sector)
+			fputs(" (its record is unreadable: rebuilds its cluster)", out);
+		else if (it->unreadable)
+			fputs(" (unreadable blocks)", out);
+		fputc('\n', out);
+	}
+}
