@@ -274,7 +274,7 @@ void repair_plan_print(FILE *out, const struct repair_plan *p, const char *mnt)
 				fprintf(out, " [cannot be done online: %s]", it->steps[k].unsupported);
 		}
 		if (it->on_lost_sector)
-			fputs(" (its record is unreadable: rebuilds its cluster)", out);
+			fputs(" (its record is in an unreadable range)", out);
 		else if (it->unreadable)
 			fputs(" (unreadable blocks)", out);
 		fputc('\n', out);
