@@ -15,6 +15,7 @@
 #include "check.h"
 #include "map.h"
 #include "mapctl.h"
+#include "store_fixture.h"
 
 static const char *mapctl;
 static char dir[64];
@@ -82,22 +83,7 @@ static int64_t add_fs(struct map_store *st, const char *mnt, const char *label, 
 
 static int64_t add_finding(struct map_store *st, int64_t fs_id, uint64_t ino, const char *path)
 {
-	struct map_finding f;
-
-	map_finding_init(&f);
-	f.fs_id = fs_id;
-	snprintf(f.source, sizeof(f.source), "media");
-	snprintf(f.kind, sizeof(f.kind), "file");
-	f.has_range = true;
-	f.physical = ino * 4096;
-	f.length = 4096;
-	f.ino = ino;
-	f.mode = 0100644;
-	f.has_offset = true;
-	REQUIRE(map_finding_add_path(&f, path) == 0, "add_path");
-	REQUIRE(map_store_finding_record(st, 0, &f, NULL) == 0, "finding_record");
-	map_finding_clear(&f);
-	return f.id;
+	return sf_add_finding(st, fs_id, "file", ino, 0100644, path);
 }
 
 static void sql(const char *db, const char *text)

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "map.h"
 #include "map_store_sql.h"
+#include "store_fixture.h"
 #include "xfs_abi.h"
 
 static char dir[64];
@@ -57,21 +58,7 @@ static int64_t add_fs(struct map_store *st)
 
 static int64_t add_finding(struct map_store *st, int64_t fs_id, uint64_t ino, const char *path)
 {
-	struct map_finding f;
-
-	map_finding_init(&f);
-	f.fs_id = fs_id;
-	snprintf(f.source, sizeof(f.source), "media");
-	snprintf(f.kind, sizeof(f.kind), "dir");
-	f.has_range = true;
-	f.physical = ino * 4096;
-	f.length = 4096;
-	f.ino = ino;
-	f.mode = 040755;
-	REQUIRE(map_finding_add_path(&f, path) == 0, "add_path");
-	REQUIRE(map_store_finding_record(st, 0, &f, NULL) == 0, "finding_record");
-	map_finding_clear(&f);
-	return f.id;
+	return sf_add_finding(st, fs_id, "dir", ino, 040755, path);
 }
 
 struct seen {
