@@ -45,6 +45,12 @@ void fx_add_bad_blocks(const uint64_t *blocks, int n)
 	vt_must("dmsetup message dust 0 enable");
 }
 
+int fx_repair_check(void)
+{
+	return vt_sh("xfs_repair -n " FX_DUST " >/tmp/repair.log 2>&1; rc=$?; "
+		     "tail -n 25 /tmp/repair.log; exit $rc");
+}
+
 void fx_teardown(void)
 {
 	vt_sh("umount %s 2>/dev/null", FX_MNT);

@@ -21,6 +21,9 @@ void fx_umount(void);
  * filesystem must be unmounted so no cached copy hides the damage). */
 void fx_add_bad_blocks(const uint64_t *blocks, int n);
 void fx_teardown(void);
+/* xfs_repair -n on the unmounted FX_DUST, the end of its log shown; its
+ * exit status (0: clean). */
+int fx_repair_check(void);
 
 /*
  * The standard tree under FX_MNT, relative names:

@@ -221,8 +221,7 @@ int main(int argc, char **argv)
 	 * dm-dust failing it (as a drive remaps a sector) so that xfs_repair,
 	 * which reads AG headers in large chunks, can check the rest. */
 	vt_must("dmsetup message dust 0 disable");
-	CHECK_INT(vt_sh("xfs_repair -n " FX_DUST " >/tmp/repair.log 2>&1; rc=$?; "
-			"tail -n 25 /tmp/repair.log; exit $rc"), 0);
+	CHECK_INT(fx_repair_check(), 0);
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

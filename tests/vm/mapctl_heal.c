@@ -247,8 +247,7 @@ int main(int argc, char **argv)
 	/* Blocks freed by the rebuilds are still failing in dm-dust; xfs_repair
 	 * reads free space too.  A drive would have remapped them on write. */
 	vt_must("dmsetup message dust 0 disable");
-	CHECK_INT(vt_sh("xfs_repair -n " FX_DUST " >/tmp/repair.log 2>&1; rc=$?; "
-			"tail -n 25 /tmp/repair.log; exit $rc"), 0);
+	CHECK_INT(fx_repair_check(), 0);
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();
