@@ -669,7 +669,9 @@ const struct command cmd_repair = {
 	"the write makes a drive remap them), runs xfs_repair, and mounts the\n"
 	"filesystem back.  'mapctl refetch' then puts back every file xfs_repair\n"
 	"removed or moved to lost+found, by the paths in the database.\n"
-	"--offline-plan prints these steps and the paths they touch.\n"
+	"--offline-plan prints these steps and the paths they touch.  DEVICE may\n"
+	"also be the mount point recorded for it; over 16 MiB of bad sectors is\n"
+	"refused.\n"
 	"\n"
 	"Options:\n"
 	"  --finding ID   only this finding (IDs: mapctl status, mapctl files --all)\n"
@@ -684,5 +686,7 @@ const struct command cmd_repair = {
 	"\n"
 	"Exit status: 0 every finding healed, not needed, or healed with data lost\n"
 	"(refetch next); 1 findings left unsupported or failed, or not confirmed, or\n"
-	"a dry run with work to do; 2 could not run.\n",
+	"a dry run with work to do; 2 could not run.  --offline-plan: 0.  --offline:\n"
+	"1 when it went through (findings stay open until refetch and scan), 2 when\n"
+	"it refused or a step failed.\n",
 };

@@ -996,18 +996,3 @@ out:
 	map_store_close(x.st);
 	return rc;
 }
-
-const char repair_offline_help[] =
-	"When the kernel cannot heal it online (see mapctl(8), OFFLINE REPAIR):\n"
-	"  --offline-plan TARGET  the steps below and what happens to which paths;\n"
-	"                 works mounted or not (reads the device only as root)\n"
-	"  --offline TARGET  on the unmounted filesystem (TARGET: its device, or the\n"
-	"                 mount point recorded for it): read again every range the\n"
-	"                 database recorded as unreadable and overwrite with zeros\n"
-	"                 only the sectors that still fail (their contents are lost;\n"
-	"                 the write lets the drive remap them), run xfs_repair, and\n"
-	"                 mount it back.  Asks first unless --yes.  Each step is\n"
-	"                 recorded.  Refuses more than 16 MiB of bad sectors.\n"
-	"  --no-mount     leave it unmounted after xfs_repair\n"
-	"  Then: mapctl refetch MNT --from MIRROR puts back what xfs_repair removed\n"
-	"  or moved to lost+found, and mapctl scan MNT checks the result.\n";

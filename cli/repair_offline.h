@@ -24,6 +24,5 @@ struct offline_opts {
 };
 
 int repair_offline(struct ctl *ctl, const struct offline_opts *o);	/* returns an EXIT_* status */
-extern const char repair_offline_help[];	/* the paragraph for repair --help */
 
 #endif
