@@ -718,6 +718,18 @@ static int look_at_health(struct md_pipeline *p, struct map_fs *fs, const struct
 		snprintf(o->note, sizeof(o->note), "; the filesystem is shut down");
 		return 0;
 	}
+	if (ev->kind == MD_EV_FS && ev->error == ENOBUFS) {
+		/* The kernel had no room for some of its error reports: they
+		 * may be anywhere, and only scanning everything finds them. */
+		if (scans) {
+			bool asked = request_scan(p, info->uuid, true, true, "the kernel lost error "
+						  "reports (fanotify ENOBUFS)");
+			snprintf(o->note, sizeof(o->note), "; %s", asked ? "full scan requested: the "
+				 "kernel lost error reports" : "no scan: one was requested within "
+				 "event_scan_interval");
+		}
+		return 0;
+	}
 	if (ev->kind == MD_EV_FS && ev->count <= 1 && is_media_error(ev->error)) {
 		/* A metadata block could not be read (file data errors name
 		 * their inode).  Read errors mark nothing sick; the kernel log
