@@ -5,10 +5,11 @@
  *
  * - a clean workload, failed reads that are not media errors (EFAULT, EINVAL)
  *   and SIGBUS past EOF yield no event;
- * - buffered, direct and mmap reads over a bad block, and writeback to a bad
- *   block (overwrite and unwritten extent), each yield one EIO event whose
- *   file handle decodes to the file's inode and generation, and one
- *   xfs_file_ioerror trace line with the exact range;
+ * - buffered, splice, direct and mmap reads over a bad block, and writeback
+ *   to a bad block (overwrite and unwritten extent), each yield one EIO event
+ *   whose file handle decodes to the file's inode and generation, and one
+ *   xfs_file_ioerror trace line with the exact range (for buffered reads and
+ *   splice of 64 KiB: the folio that failed, not the request);
  * - an unreadable directory block and an unreadable inode btree block yield
  *   an EIO event without a file; a directory block that fails its verifier
  *   yields EFSCORRUPTED with the directory's handle;
@@ -48,6 +49,7 @@
 #define EFSCORRUPTED EUCLEAN
 #define NO_EVENT_MS 1500
 #define EVENT_MS 10000
+#define REQUEST (64 * 1024)	/* read and splice sizes: larger than one block */
 
 /* A file whose handle an event must carry. */
 struct victim {
@@ -68,6 +70,7 @@ static struct victim mapped = { .name = "mapped", .offset = 32 * 1024 };
 static struct victim overwrite = { .name = "overwrite", .offset = 16 * 1024 };
 static struct victim unwritten = { .name = "unwritten", .offset = 0 };
 static struct victim atunmount = { .name = "atunmount", .offset = 8 * 1024 };
+static struct victim spliced = { .name = "spliced", .offset = 64 * 1024 };
 static struct victim dirio = { .name = "dirio" };
 static struct victim dircorrupt = { .name = "dircorrupt" };
 
@@ -121,7 +124,7 @@ static void populate(void)
 {
 	struct xfs_fsop_geom geo;
 	struct victim *files[] = { &buffered, &direct, &mapped, &overwrite, &unwritten,
-				   &atunmount };
+				   &atunmount, &spliced };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		snprintf(files[i]->path, sizeof(files[i]->path), MNT "/%s", files[i]->name);
@@ -133,6 +136,7 @@ static void populate(void)
 	kt_write_file(mapped.path, 64 * 1024, 3, true);
 	kt_write_file(overwrite.path, 64 * 1024, 4, true);
 	kt_write_file(atunmount.path, 64 * 1024, 5, true);
+	kt_write_file(spliced.path, 256 * 1024, 6, true);
 	int fd = kt_open(unwritten.path, O_WRONLY | O_CREAT);
 	REQUIRE(fallocate(fd, 0, 0, 64 * 1024) == 0, "fallocate: %s", strerror(errno));
 	REQUIRE(fsync(fd) == 0, "fsync: %s", strerror(errno));
@@ -337,11 +341,24 @@ static void find_inobt_root(void)
 
 static void data_read_errors(int fan)
 {
-	/* buffered read */
+	/* buffered read, 64 KiB from the bad block on */
 	errno = 0;
-	CHECK(read_at(buffered.path, 0, buffered.offset, BLK) < 0 && errno == EIO,
+	CHECK(read_at(buffered.path, 0, buffered.offset, REQUEST) < 0 && errno == EIO,
 	      "buffered read over a bad block: %s", strerror(errno));
 	expect_event(fan, "buffered read", EIO, &buffered);
+
+	/* splice, 64 KiB from the bad block on */
+	int pipefd[2];
+	REQUIRE(pipe(pipefd) == 0, "pipe: %s", strerror(errno));
+	int sfd = kt_open(spliced.path, O_RDONLY);
+	loff_t off = (loff_t)spliced.offset;
+	errno = 0;
+	CHECK(splice(sfd, &off, pipefd[1], NULL, REQUEST, 0) < 0 && errno == EIO,
+	      "splice over a bad block: %s", strerror(errno));
+	close(sfd);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	expect_event(fan, "splice", EIO, &spliced);
 
 	/* direct read */
 	errno = 0;
@@ -410,14 +427,40 @@ static void metadata_errors(int fan)
 	expect_event(fan, "corrupt directory block", EFSCORRUPTED, &dircorrupt);
 }
 
+/*
+ * A buffered read or splice of REQUEST bytes from @v's bad block on: the trace
+ * gives the folio that could not be read (patch 14), which holds the bad
+ * block and is smaller than the request (the folio sizes of readahead vary).
+ */
+static void check_folio_trace(const char *trace, const struct victim *v)
+{
+	char want[128];
+	unsigned long long pos, count;
+
+	snprintf(want, sizeof(want), "ino 0x%llx gen 0x%x buffered_read pos ",
+		 (unsigned long long)v->ino, v->gen);
+	CHECK(kt_trace_count(trace, "xfs_file_ioerror:", want, NULL) == 1,
+	      "%s: no single trace line \"%s\"", v->name, want);
+	const char *line = strstr(trace, want);
+	if (!line || sscanf(line + strlen(want), "0x%llx bytecount 0x%llx", &pos, &count) != 2)
+		return;
+	printf("%s: %llu-byte request, traced range %llu+%llu\n", v->name, (unsigned long long)REQUEST,
+	       pos, count);
+	CHECK(pos <= v->offset && v->offset < pos + count, "%s: traced range %llu+%llu misses "
+	      "the bad block at %llu", v->name, pos, count, (unsigned long long)v->offset);
+	CHECK(count >= BLK && count < REQUEST && pos % count == 0, "%s: traced range %llu+%llu "
+	      "is not one folio smaller than the request", v->name, pos, count);
+}
+
 static void check_trace(const char *trace)
 {
-	const struct victim *v[] = { &buffered, &direct, &mapped, &overwrite, &unwritten };
-	const char *kind[] = { "buffered_read", "direct_read", "mmap_read", "writeback",
-			       "writeback" };
+	const struct victim *v[] = { &direct, &mapped, &overwrite, &unwritten };
+	const char *kind[] = { "direct_read", "mmap_read", "writeback", "writeback" };
 	char want[256];
 
-	for (size_t i = 0; i < 5; i++) {
+	check_folio_trace(trace, &buffered);
+	check_folio_trace(trace, &spliced);
+	for (size_t i = 0; i < 4; i++) {
 		snprintf(want, sizeof(want),
 			 "ino 0x%llx gen 0x%x %s pos 0x%llx bytecount 0x%x error 5",
 			 (unsigned long long)v[i]->ino, v[i]->gen, kind[i],
@@ -425,7 +468,7 @@ static void check_trace(const char *trace)
 		CHECK(kt_trace_count(trace, "xfs_file_ioerror:", want, NULL) == 1,
 		      "no single trace line \"%s\"", want);
 	}
-	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", NULL), 5);
+	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", NULL), 6);
 }
 
 static void unmount_with_events(void)
@@ -515,7 +558,7 @@ int main(int argc, char **argv)
 	/* Bad blocks and a corrupt directory, then a mount with cold caches. */
 	find_inobt_root();
 	corrupt_dir_block();
-	struct victim *bad[] = { &buffered, &direct, &mapped, &dirio };
+	struct victim *bad[] = { &buffered, &direct, &mapped, &dirio, &spliced };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		kt_dust_add(DUST, bad[i]->blk, 0);
 	kt_dust_add(DUST, inobt_blk, 0);
