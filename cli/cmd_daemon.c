@@ -19,26 +19,37 @@ struct reply {
 	char *last;		/* "ok", "ok: ...", "error: ..." (points into text) */
 };
 
-static int connect_to(const struct ctl *ctl, const char *path)
+/* A connected socket, or a negative errno (the caller says why). */
+static int connect_to(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
-		return fail(ctl, 0, "socket path too long: %s", path);
+		return -ENAMETOOLONG;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return fail(ctl, -errno, "socket");
+		return -errno;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		int err = -errno;
 
 		close(fd);
-		if (err == -ENOENT || err == -ECONNREFUSED)
-			return fail(ctl, 0, "mapperd is not running (nothing answers on %s)", path);
-		return fail(ctl, err, "cannot reach mapperd at %s", path);
+		return err;
 	}
 	return fd;
+}
+
+/* The one line that says why mapperd cannot be reached; EXIT_ERROR. */
+static int cannot_reach(const struct ctl *ctl, const char *path, int err)
+{
+	if (err == -ENOENT)
+		return fail(ctl, 0, "mapperd is not running: no socket at %s", shown(path));
+	if (err == -ECONNREFUSED)
+		return fail(ctl, 0, "mapperd is not running: nothing answers on %s", shown(path));
+	if (err == -ENAMETOOLONG)
+		return fail(ctl, 0, "socket path too long: %s", shown(path));
+	return fail(ctl, err, "cannot reach mapperd at %s", shown(path));
 }
 
 /* Send one request line and read the reply up to its final line. */
@@ -154,9 +165,9 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			    what);
 	}
 
-	fd = connect_to(ctl, socket_path);
+	fd = connect_to(socket_path);
 	if (fd < 0)
-		return EXIT_ERROR;
+		return cannot_reach(ctl, socket_path, fd);
 	rc = ask(ctl, fd, request, &r);
 	if (rc) {
 		free(r.text);

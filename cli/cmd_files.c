@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* mapctl files: damaged files by path, every name, with offsets and state;
  * then the damaged metadata that belongs to no file. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mapctl.h"
+#include "path_set.h"
 
 struct files {
 	struct ctl *ctl;
@@ -16,22 +18,8 @@ struct files {
 	bool all;
 	int open;
 	int shown;
-	char **seen;		/* -0: each path once */
-	size_t nseen;
+	struct path_set seen;	/* -0: each path once */
 };
-
-static bool seen_before(struct files *fl, const char *path)
-{
-	for (size_t i = 0; i < fl->nseen; i++)
-		if (strcmp(fl->seen[i], path) == 0)
-			return true;
-	char **v = realloc(fl->seen, (fl->nseen + 1) * sizeof(*v));
-	if (v) {
-		fl->seen = v;
-		fl->seen[fl->nseen++] = strdup(path);
-	}
-	return false;
-}
 
 static int show(const struct map_finding *f, void *arg)
 {
@@ -45,12 +33,15 @@ static int show(const struct map_finding *f, void *arg)
 	if (fl->ctl->zero) {
 		for (size_t i = 0; i < f->npaths; i++) {
 			char *p = join_path(fl->mountpoint, f->paths[i]);
+			int rc = p ? path_set_add(&fl->seen, p) : -ENOMEM;
 
-			if (p && !seen_before(fl, p)) {
+			if (rc > 0) {
 				fputs(p, stdout);
 				fputc('\0', stdout);
 			}
 			free(p);
+			if (rc < 0)
+				return rc;	/* a path left out would go unrestored */
 		}
 		return 0;
 	}
@@ -134,9 +125,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	} else if (!ctl->zero && fl.shown == 0) {
 		printf("(no %sfindings)\n", fl.all ? "" : "open ");
 	}
-	for (size_t i = 0; i < fl.nseen; i++)
-		free(fl.seen[i]);
-	free(fl.seen);
+	path_set_free(&fl.seen);
 	map_store_close(fl.st);
 	if (rc)
 		return fail(ctl, rc, "reading the database");

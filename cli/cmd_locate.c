@@ -17,6 +17,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	long long byte = -1, length = -1;
+	uint64_t v;
 	struct map_fs *fs;
 	struct map_owner_list owners = { 0 };
 	struct map_paths *paths = NULL;
@@ -26,14 +27,16 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			byte = parse_size(optarg);
-			if (byte < 0)
-				return fail(ctl, 0, "--byte wants a device byte offset, not '%s'", optarg);
+			if (map_parse_size(optarg, &v) || v > LLONG_MAX)
+				return fail(ctl, 0, "--byte wants a device byte offset, not '%s'",
+					    shown(optarg));
+			byte = (long long)v;
 			break;
 		case 'l':
-			length = parse_size(optarg);
-			if (length <= 0)
-				return fail(ctl, 0, "--length wants bytes, not '%s'", optarg);
+			if (map_parse_size(optarg, &v) || v == 0 || v > LLONG_MAX)
+				return fail(ctl, 0, "--length wants bytes (more than 0), not '%s'",
+					    shown(optarg));
+			length = (long long)v;
 			break;
 		case 'j': ctl->json = true; break;
 		default: return fail(ctl, 0, "see 'mapctl locate --help'");

@@ -211,7 +211,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	struct map_store *st;
 	struct map_json j;
 	int c, rc, worst = EXIT_CLEAN;
-	long long v;
+	uint64_t v;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -228,16 +228,16 @@ static int run(struct ctl *ctl, int argc, char **argv)
 				return fail(ctl, 0, "--ioprio wants idle or be, not '%s'", optarg);
 			break;
 		case 'r':
-			v = parse_size(optarg);
-			if (v <= 0)
-				return fail(ctl, 0, "--rate wants bytes per second (e.g. 50M), not '%s'",
-					    optarg);
-			opts.rate = (uint64_t)v;
+			if (map_parse_size(optarg, &v))
+				return fail(ctl, 0, "--rate wants bytes per second such as 50M or 1.5G, "
+					    "or 0 for no limit, not '%s'", shown(optarg));
+			opts.rate = v;
 			break;
 		case 's':
-			v = parse_size(optarg);
-			if (v < 4096 || v > (1LL << 30))
-				return fail(ctl, 0, "--io-size wants 4K..1G, not '%s'", optarg);
+			if (map_parse_size(optarg, &v) ||
+			    (v && (v < MAP_VERIFY_IO_SIZE_MIN || v > MAP_VERIFY_IO_SIZE_MAX)))
+				return fail(ctl, 0, "--io-size wants 4K..1G, or 0 for the default (4M), "
+					    "not '%s'", shown(optarg));
 			opts.io_size = (uint32_t)v;
 			break;
 		default:
@@ -298,8 +298,9 @@ const struct command cmd_scan = {
 	"  --metadata         only check metadata\n"
 	"  --media            only read the written data\n"
 	"  --ioprio idle|be   I/O priority of the reads (default idle)\n"
-	"  --rate BYTES       limit reads to BYTES per second (e.g. 100M)\n"
-	"  --io-size BYTES    size of each read (default 4M)\n"
+	"  --rate BYTES       limit reads to BYTES per second (e.g. 100M, 1.5G;\n"
+	"                     0, the default: no limit)\n"
+	"  --io-size BYTES    size of each read, 4K..1G (0, the default: 4M)\n"
 	"  --restart          start over instead of resuming an interrupted scan\n"
 	"  --json             a JSON summary per filesystem on stdout\n"
 	"  -h, --help         this text\n"

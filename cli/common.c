@@ -185,35 +185,6 @@ const char *human_time(int64_t t, char *buf, size_t len)
 	return buf;
 }
 
-long long parse_size(const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v *= 1024; end++; break;
-	case 'm': case 'M': v *= 1024 * 1024; end++; break;
-	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end++;
-	if (*end == 'B')
-		end++;
-	if (*end)
-		return -1;
-	/* Converting a double outside long long's range is undefined, and
-	 * strtod also reads "nan" and "inf": only finite values below 2^63. */
-	if (!(v >= 0 && v < 0x1p63))
-		return -1;
-	return (long long)v;
-}
-
 char *join_path(const char *mountpoint, const char *rel)
 {
 	size_t m = strlen(mountpoint);

@@ -30,6 +30,7 @@ struct command {
 extern const struct command cmd_scan, cmd_status, cmd_files, cmd_locate, cmd_export,
 	cmd_refetch, cmd_repair, cmd_resolve, cmd_ignore, cmd_history, cmd_events;
 extern const struct command cmd_daemon;
+extern const struct command cmd_metrics;
 
 /* One line on stderr: "mapctl CMD: what: why" (why from map_strerror(err)
  * when err != 0).  Returns EXIT_ERROR. */
@@ -70,8 +71,6 @@ const char *user_name(void);
 /* Sizes and times for people. */
 const char *human_bytes(uint64_t bytes, char *buf, size_t len);
 const char *human_time(int64_t t, char *buf, size_t len);
-/* Parse "10M", "1.5G", "4096": bytes, or -1. */
-long long parse_size(const char *s);
 
 /* @s escaped for people (map_escape_text) in a static buffer that stays
  * valid for the next three calls: for printf arguments. */

@@ -470,6 +470,9 @@ struct map_scan_row {
 int map_store_scan_latest(struct map_store *st, int64_t fs_id, struct map_scan_row *out);
 /* The newest complete scan with media verification, -ENOENT if none. */
 int map_store_scan_last_complete(struct map_store *st, int64_t fs_id, struct map_scan_row *out);
+/* The newest complete scan that covered @covered (one MAP_COVER_*), -ENOENT if none. */
+int map_store_scan_last_covering(struct map_store *st, int64_t fs_id, unsigned int covered,
+				 struct map_scan_row *out);
 int map_store_scan_insert(struct map_store *st, struct map_scan_row *row);	/* sets id */
 int map_store_scan_update(struct map_store *st, const struct map_scan_row *row);
 
@@ -595,6 +598,32 @@ int map_store_event_add(struct map_store *st, const struct map_event *e);
 int map_store_events(struct map_store *st, int64_t fs_id,
 		     int (*fn)(const struct map_event *, void *), void *arg);
 
+/* ---- store: figures for monitoring (store_stats.c) ---- */
+
+/* A read transaction: everything read until map_store_read_end() is one
+ * state of the store, whatever writers do meanwhile. */
+int map_store_read_begin(struct map_store *st);
+void map_store_read_end(struct map_store *st);
+
+enum map_tally_what {
+	MAP_TALLY_OPEN_BY_KIND,		/* open findings; key: kind */
+	MAP_TALLY_DAMAGED_INODES,	/* distinct inodes with open findings; every filesystem */
+	MAP_TALLY_REPAIRS,		/* repairs of a finding or of summary counters; key: outcome */
+	MAP_TALLY_REFETCHES,		/* refetches; key: outcome */
+	MAP_TALLY_EVENTS,		/* error reports received; key: source */
+};
+
+/* One count of a filesystem's rows (fs_id 0: events of no known filesystem). */
+struct map_tally {
+	int64_t fs_id;
+	char key[64];
+	int64_t n;
+};
+
+/* The counts of @what, ordered by filesystem then key. */
+int map_store_tally(struct map_store *st, enum map_tally_what what,
+		    int (*fn)(const struct map_tally *, void *), void *arg);
+
 /* ---- scan: scrub + verify + map + resolve, into the store ------------------------ */
 
 struct map_scan_progress {
@@ -668,6 +697,28 @@ int map_file_ranges(int fd, struct map_range_list *out);
  * -ENOTDIR, or another negative errno.
  */
 int map_dir_ensure(const char *dir, unsigned int mode);
+
+/* ---- sizes people write ------------------------------------------------------------ */
+
+/*
+ * A size or rate as mapctl's options and mapperd.conf take it: digits, an
+ * optional decimal fraction, and an optional binary suffix K, M, G or T
+ * (1024-based, any case, "i" and "B" allowed after it: 4k, 64KiB, 1.5G),
+ * or a plain "B".  A fraction needs a suffix and is rounded down to whole
+ * bytes.  No sign, no blanks, no exponent.  0, -EINVAL for anything else,
+ * -ERANGE above UINT64_MAX.  What 0 means is the caller's (for rates and
+ * read limits: no limit; for read sizes: the default).
+ */
+int map_parse_size(const char *s, uint64_t *bytes);
+
+/* The read size of verify and scans when map_verify_opts.io_size is 0 (public
+ * so that mapperd --check-config can say what io_size = 0 means). */
+#define MAP_VERIFY_IO_SIZE_DEFAULT (4u << 20)
+/* The read sizes mapctl --io-size and mapperd's io_size accept besides 0: a
+ * whole 4 KiB block at least; at most 1 GiB, as each read in flight holds a
+ * buffer that large. */
+#define MAP_VERIFY_IO_SIZE_MIN 4096u
+#define MAP_VERIFY_IO_SIZE_MAX (1u << 30)
 
 /* ---- output helpers ---------------------------------------------------------------- */
 

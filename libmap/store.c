@@ -453,6 +453,18 @@ int map_store_scan_last_complete(struct map_store *st, int64_t fs_id, struct map
 			"state = 'complete' AND do_media ORDER BY id DESC LIMIT 1", fs_id, out);
 }
 
+int map_store_scan_last_covering(struct map_store *st, int64_t fs_id, unsigned int covered,
+				 struct map_scan_row *out)
+{
+	if (covered == MAP_COVER_METADATA)
+		return scan_one(st, "SELECT " SCAN_COLUMNS " FROM scans WHERE fs_id = ?1 AND "
+				"state = 'complete' AND do_metadata ORDER BY id DESC LIMIT 1", fs_id,
+				out);
+	if (covered == MAP_COVER_MEDIA)
+		return map_store_scan_last_complete(st, fs_id, out);
+	return -EINVAL;
+}
+
 static void bind_scan(sqlite3_stmt *stmt, const struct map_scan_row *s)
 {
 	sqlite3_bind_int64(stmt, 1, s->fs_id);

@@ -16,7 +16,7 @@
 #include "map_fsmap.h"
 #include "map_internal.h"
 
-#define DEFAULT_IO_SIZE		(4u << 20)
+#define DEFAULT_IO_SIZE		MAP_VERIFY_IO_SIZE_DEFAULT
 #define DEFAULT_INFLIGHT	4
 #define PROGRESS_INTERVAL_NS	250000000LL	/* report progress 4 times a second */
 

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "map.h"
 
 #define MS_PER_S 1000LL
 
@@ -102,35 +103,6 @@ const char *config_duration_str(int64_t ms, char *buf, size_t len)
 	}
 	snprintf(buf, len, "%" PRId64 "ms", ms);
 	return buf;
-}
-
-int config_parse_size(const char *s, uint64_t *bytes)
-{
-	char *end;
-	int shift = 0;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	switch (toupper((unsigned char)*end)) {
-	case '\0': break;
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	case 'T': shift = 40; end++; break;
-	default: return -EINVAL;
-	}
-	if (*end == 'i' && shift)
-		end++;
-	if (*end == 'B' || (*end == 'b' && shift))
-		end++;
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return -EINVAL;
-	*bytes = (uint64_t)v << shift;
-	return 0;
 }
 
 int config_parse_bool(const char *s, bool *v)
@@ -266,20 +238,21 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 	if (!strcmp(key, "event_scan_interval"))
 		return config_parse_duration(val, &c->event_scan_interval);
 	if (!strcmp(key, "event_read_limit")) {
-		*why = "wants bytes such as 256M, or 0 to read whole files";
-		return config_parse_size(val, &c->event_read_limit);
+		*why = "wants bytes such as 256M or 1.5G, or 0 to read whole files";
+		return map_parse_size(val, &c->event_read_limit);
 	}
 	if (!strcmp(key, "ioprio")) {
 		*why = "wants idle, be or be:0..7";
 		return parse_ioprio(val, &c->ioprio_class, &c->ioprio_level);
 	}
 	if (!strcmp(key, "rate_limit")) {
-		*why = "wants bytes per second such as 100M, or 0 for no limit";
-		return config_parse_size(val, &c->rate_limit);
+		*why = "wants bytes per second such as 100M or 1.5G, or 0 for no limit";
+		return map_parse_size(val, &c->rate_limit);
 	}
 	if (!strcmp(key, "io_size")) {
 		*why = "wants 4K..1G, or 0 for the default (4M)";
-		if (config_parse_size(val, &size) || (size && (size < 4096 || size > (1u << 30))))
+		if (map_parse_size(val, &size) ||
+		    (size && (size < MAP_VERIFY_IO_SIZE_MIN || size > MAP_VERIFY_IO_SIZE_MAX)))
 			return -EINVAL;
 		c->io_size = (uint32_t)size;
 		return 0;
@@ -328,6 +301,26 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 	return -ENOENT;
 }
 
+/*
+ * Cut the comment off a line.  '#' starts one at the start of the line or
+ * after a blank, outside "..." (list values quote names): "key = 4M  # why"
+ * is "key = 4M", while a '#' inside a word is kept, as in
+ * "database = /srv/db#2/mapper.db".
+ */
+static void strip_comment(char *line)
+{
+	bool quoted = false;
+
+	for (char *p = line; *p; p++) {
+		if (*p == '"') {
+			quoted = !quoted;
+		} else if (*p == '#' && !quoted && (p == line || p[-1] == ' ' || p[-1] == '\t')) {
+			*p = '\0';
+			return;
+		}
+	}
+}
+
 static char *trim(char *s)
 {
 	char *e;
@@ -368,8 +361,9 @@ int config_load(const char *path, bool must_exist, struct md_config *c, char *er
 			rc = -EINVAL;
 			break;
 		}
+		strip_comment(line);
 		key = trim(line);
-		if (!*key || *key == '#')
+		if (!*key)
 			continue;
 		eq = strchr(key, '=');
 		if (!eq) {
@@ -390,6 +384,8 @@ int config_load(const char *path, bool must_exist, struct md_config *c, char *er
 		if (rc) {
 			snprintf(err, errlen, "%s:%u: %s = '%s': %s", path, lineno, key, val,
 				 rc == -ENOMEM ? strerror(ENOMEM) : why);
+			if (rc != -ENOMEM)
+				rc = -EINVAL;	/* -ERANGE too: a bad value */
 			break;
 		}
 	}
@@ -405,11 +401,30 @@ int config_load(const char *path, bool must_exist, struct md_config *c, char *er
 	return rc;
 }
 
+/* A size as map_parse_size() reads it back: "256M", "4097", "0". */
+static const char *size_str(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "TGMK";
+
+	for (int i = 0; i < 4; i++) {
+		int shift = 10 * (4 - i);
+
+		if (bytes && bytes % (1ULL << shift) == 0) {
+			snprintf(buf, len, "%" PRIu64 "%c", bytes >> shift, units[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%" PRIu64, bytes);
+	return buf;
+}
+
 static void print_list(FILE *out, const char *key, char **v, size_t n)
 {
 	fprintf(out, "%s =", key);
+	/* quoted: names with blanks or commas, and names that would start a
+	 * comment */
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, strpbrk(v[i], " \t,") ? " \"%s\"" : " %s", v[i]);
+		fprintf(out, strpbrk(v[i], " \t,") || v[i][0] == '#' ? " \"%s\"" : " %s", v[i]);
 	fputc('\n', out);
 }
 
@@ -432,17 +447,31 @@ void config_print(const struct md_config *c, FILE *out)
 		fprintf(out, "ioprio = idle\n");
 	else
 		fprintf(out, "ioprio = be:%d\n", c->ioprio_level);
-	fprintf(out, "rate_limit = %" PRIu64 "\n", c->rate_limit);
-	fprintf(out, "io_size = %" PRIu32 "\n", c->io_size);
-	fprintf(out, "database = %s\n", c->database);
+	fprintf(out, "rate_limit = %s%s\n", size_str(c->rate_limit, b, sizeof(b)),
+		c->rate_limit ? "" : "  # no limit");
+	if (c->io_size)
+		fprintf(out, "io_size = %s\n", size_str(c->io_size, b, sizeof(b)));
+	else
+		fprintf(out, "io_size = 0  # the default, %s\n",
+			size_str(MAP_VERIFY_IO_SIZE_DEFAULT, b, sizeof(b)));
+	/* The database actually used, however it was chosen. */
+	if (c->database[0])
+		fprintf(out, "database = %s\n", c->database);
+	else
+		fprintf(out, "database = %s  # %s\n", map_store_default_path(),
+			getenv("MAPPER_DB") && *getenv("MAPPER_DB") ? "from $MAPPER_DB" : "the default");
 	fprintf(out, "control_socket = %s\n", c->control_socket);
 	fprintf(out, "state_directory = %s\n", c->state_directory);
-	fprintf(out, "control_group = %s\n", c->control_group);
+	if (c->control_group[0])
+		fprintf(out, "control_group = %s\n", c->control_group);
+	else
+		fprintf(out, "control_group =  # none: only root may start scans\n");
 	fprintf(out, "fanotify = %s\n", c->fanotify ? "yes" : "no");
 	fprintf(out, "kmsg = %s\n", c->kmsg ? "yes" : "no");
 	fprintf(out, "event_scans = %s\n", c->event_scans ? "yes" : "no");
 	fprintf(out, "dedup_window = %s\n", config_duration_str(c->dedup_window, b, sizeof(b)));
-	fprintf(out, "event_read_limit = %" PRIu64 "\n", c->event_read_limit);
+	fprintf(out, "event_read_limit = %s%s\n", size_str(c->event_read_limit, b, sizeof(b)),
+		c->event_read_limit ? "" : "  # whole files");
 	fprintf(out, "event_scan_interval = %s\n",
 		config_duration_str(c->event_scan_interval, b, sizeof(b)));
 	fprintf(out, "log_level = %s\n", log_level_name(c->log_level));

@@ -58,9 +58,9 @@ int config_load(const char *path, bool must_exist, struct md_config *c, char *er
 /* Every key with its effective value, in the file's syntax. */
 void config_print(const struct md_config *c, FILE *out);
 
-/* Value parsers (exposed for the unit test); 0 or -EINVAL. */
+/* Value parsers (exposed for the unit test); 0 or -EINVAL.  Sizes are
+ * libmap's map_parse_size(), the same as mapctl's options. */
 int config_parse_duration(const char *s, int64_t *ms);	/* 90s, 15m, 6h, 7d, 4w, 500ms, off */
-int config_parse_size(const char *s, uint64_t *bytes);	/* 4096, 64K, 100M, 2G */
 int config_parse_bool(const char *s, bool *v);		/* yes/no, true/false, on/off, 1/0 */
 /* Text for a duration as config_parse_duration reads it ("7d", "off"). */
 const char *config_duration_str(int64_t ms, char *buf, size_t len);

@@ -50,10 +50,11 @@ static const char usage_text[] =
 	"  --socket PATH     control socket (default: the configuration's, else\n"
 	"                    " MAPPERD_SOCKET_PATH ")\n"
 	"  --foreground      stay in the foreground (the default and only mode)\n"
-	"  --check-config    read the configuration, print every key, and exit\n"
+	"  --check-config    read the configuration, print every key with the value\n"
+	"                    in effect (defaults and --db/--socket included), and exit\n"
 	"  --log-level L     err, warning, notice, info or debug (overrides log_level)\n"
 	"  -h, --help        this text\n"
-	"  --version         print the version\n"
+	"  -V, --version     print the version\n"
 	"\n"
 	"Exit status: 0 stopped by a signal, 2 could not start.  See mapperd(8).\n";
 
@@ -159,7 +160,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	o->config = MAPPERD_CONFIG_PATH;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config = optarg; o->config_given = true; break;
 		case 'd': o->db = optarg; break;

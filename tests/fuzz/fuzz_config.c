@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "map.h"
 #include "log.h"
 
 /* The file's contents in memfd @slot (made once: a new one per input
@@ -26,6 +27,12 @@ static int memfd_with(int slot, const void *data, size_t size)
 	    (size && pwrite(fds[slot], data, size, 0) != (ssize_t)size))
 		abort();
 	return fds[slot];
+}
+
+/* No database key means the default, which config_print() writes out. */
+static const char *effective_database(const struct md_config *c)
+{
+	return c->database[0] ? c->database : map_store_default_path();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -60,7 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (again.metadata_interval != c.metadata_interval ||
 		    again.media_interval != c.media_interval || again.rate_limit != c.rate_limit ||
 		    again.io_size != c.io_size || again.nfilesystems != c.nfilesystems ||
-		    again.nexclude != c.nexclude || strcmp(again.database, c.database) != 0)
+		    again.nexclude != c.nexclude ||
+		    strcmp(effective_database(&again), effective_database(&c)) != 0)
 			abort();
 		config_free(&again);
 		free(text);
@@ -78,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		val[strcspn(val, "\n")] = '\0';
 		config_parse_duration(val, &ms);
-		config_parse_size(val, &bytes);
+		map_parse_size(val, &bytes);
 		config_parse_bool(val, &b);
 		free(val);
 	}

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "map.h"
 #include "log.h"
 
 static char path[] = "/tmp/test_mapperd_config.XXXXXX";
@@ -22,12 +23,110 @@ static int load_text(const char *text, struct md_config *c, char *err, size_t le
 	return config_load(path, true, c, err, len);
 }
 
+/* Issue 14: "key = value  # comment" as documented; a '#' inside a word
+ * or inside "..." is part of the value. */
+static void test_inline_comments(void)
+{
+	struct md_config c;
+	char err[512];
+
+	CHECK_INT(load_text("rate_limit = 100M   # about a disk's worth\n"
+			    "io_size = 1M\t# tab before it\n"
+			    "   # an indented comment line\n"
+			    "database = /srv/db#2/m.db # a '#' inside the path stays\n"
+			    "filesystems = \"/mnt/a #b\" /c  # two of them\n"
+			    "control_group =   # nobody\n"
+			    "log_level = debug#not a comment, so not a level\n",
+			    &c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, ":7: log_level") != NULL, "only line 7 is wrong: %s", err);
+	config_free(&c);
+	CHECK_INT(load_text("rate_limit = 100M   # about a disk's worth\n"
+			    "io_size = 1M\t# tab before it\n"
+			    "   # an indented comment line\n"
+			    "database = /srv/db#2/m.db # a '#' inside the path stays\n"
+			    "filesystems = \"/mnt/a #b\" /c  # two of them\n"
+			    "control_group =   # nobody\n",
+			    &c, err, sizeof(err)), 0);
+	CHECK_INT(c.rate_limit, 100ULL << 20);
+	CHECK_INT(c.io_size, 1 << 20);
+	CHECK_STR(c.database, "/srv/db#2/m.db");
+	CHECK(c.nfilesystems == 2, "filesystems: %zu", c.nfilesystems);
+	if (c.nfilesystems == 2) {
+		CHECK_STR(c.filesystems[0], "/mnt/a #b");
+		CHECK_STR(c.filesystems[1], "/c");
+	}
+	CHECK_STR(c.control_group, "");
+	config_free(&c);
+}
+
+/* Issue 14: sizes are map_parse_size()'s, as for mapctl scan --rate. */
+static void test_sizes(void)
+{
+	struct md_config c;
+	char err[512];
+
+	CHECK_INT(load_text("rate_limit = 1.5G\nevent_read_limit = 0.5G\nio_size = 4K\n", &c, err,
+			    sizeof(err)), 0);
+	CHECK_INT(c.rate_limit, 3ULL << 29);
+	CHECK_INT(c.event_read_limit, 512ULL << 20);
+	CHECK_INT(c.io_size, 4096);
+	config_free(&c);
+	CHECK_INT(load_text("rate_limit = 0\nevent_read_limit = 0\nio_size = 0\n", &c, err,
+			    sizeof(err)), 0);
+	CHECK(c.rate_limit == 0 && c.event_read_limit == 0 && c.io_size == 0, "zeros");
+	config_free(&c);
+	CHECK_INT(load_text("rate_limit = -1M\n", &c, err, sizeof(err)), -EINVAL);
+	config_free(&c);
+	CHECK_INT(load_text("rate_limit = 16777216T\n", &c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "rate_limit") != NULL, "%s", err);
+	config_free(&c);
+	CHECK_INT(load_text("io_size = 1.5G\n", &c, err, sizeof(err)), -EINVAL);
+	config_free(&c);
+}
+
+/* Issue 14: --check-config prints the values in effect, defaults too: the
+ * database that would be opened, not "database =". */
+static void test_check_config(void)
+{
+	struct md_config c;
+	char err[512], *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	setenv("MAPPER_DB", "/var/tmp/from-env.db", 1);
+	CHECK_INT(config_load("/nonexistent/mapperd.conf", false, &c, err, sizeof(err)), 0);
+	out = open_memstream(&text, &len);
+	REQUIRE(out, "open_memstream");
+	config_print(&c, out);
+	fclose(out);
+	config_free(&c);
+	CHECK(strstr(text, "\ndatabase = /var/tmp/from-env.db") != NULL, "%s", text);
+	CHECK(strstr(text, "\nio_size = 0  # the default, 4M\n") != NULL, "%s", text);
+	CHECK(strstr(text, "\nevent_read_limit = 256M\n") != NULL, "%s", text);
+	CHECK(strstr(text, "\nrate_limit = 0") != NULL, "%s", text);
+	free(text);
+
+	/* and what it prints reads back to the same values */
+	unsetenv("MAPPER_DB");
+	CHECK_INT(config_load("/nonexistent/mapperd.conf", false, &c, err, sizeof(err)), 0);
+	out = fopen(path, "w");
+	REQUIRE(out, "%s", path);
+	config_print(&c, out);
+	fclose(out);
+	config_free(&c);
+	CHECK_INT(config_load(path, true, &c, err, sizeof(err)), 0);
+	CHECK_STR(c.database, map_store_default_path());
+	CHECK_STR(c.control_group, "");
+	CHECK(c.rate_limit == 0 && c.io_size == 0 && c.event_read_limit == 256ULL << 20,
+	      "sizes read back");
+	config_free(&c);
+}
+
 int main(void)
 {
 	struct md_config c;
 	char err[512], want[600];
 	int64_t ms;
-	uint64_t bytes;
 	bool b;
 
 	int fd = mkstemp(path);
@@ -45,11 +144,6 @@ int main(void)
 	CHECK(config_parse_duration("7 days", &ms) == -EINVAL, "7 days");
 	CHECK(config_parse_duration("-1s", &ms) == -EINVAL, "-1s");
 	CHECK(config_parse_duration("99999999999999999999w", &ms) == -EINVAL, "overflow");
-	CHECK(config_parse_size("100M", &bytes) == 0 && bytes == 100ULL << 20, "100M");
-	CHECK(config_parse_size("4KiB", &bytes) == 0 && bytes == 4096, "4KiB");
-	CHECK(config_parse_size("4096", &bytes) == 0 && bytes == 4096, "4096");
-	CHECK(config_parse_size("1.5G", &bytes) == -EINVAL, "1.5G");
-	CHECK(config_parse_size("12X", &bytes) == -EINVAL, "12X");
 	CHECK(config_parse_bool("yes", &b) == 0 && b, "yes");
 	CHECK(config_parse_bool("off", &b) == 0 && !b, "off");
 	CHECK(config_parse_bool("maybe", &b) == -EINVAL, "maybe");
@@ -147,6 +241,9 @@ int main(void)
 	CHECK_INT(c.rate_limit, 1ULL << 30);
 	config_free(&c);
 
+	test_inline_comments();
+	test_sizes();
+	test_check_config();
 	unlink(path);
 	return check_done();
 }

@@ -3,7 +3,8 @@
  * mapctl as a program, on databases made here through libmap (no kernel
  * needed): names chosen by others reach the terminal escaped, a state change
  * whose COMMIT fails is rolled back without taking the next one with it,
- * and numbers from the command line never wrap.  Also parse_size() itself.
+ * and numbers from the command line never wrap (the size parser itself:
+ * test_size_parse).
  *
  * Usage: test_mapctl PATH-TO-MAPCTL
  */
@@ -191,30 +192,12 @@ static void test_locate_wrap(void)
 
 /* Issue 12, item 9: sizes beyond long long (or not numbers at all) were
  * converted anyway, which is undefined. */
-static void test_parse_size(void)
-{
-	CHECK_INT(parse_size("4096"), 4096);
-	CHECK_INT(parse_size("100M"), 100LL << 20);
-	CHECK_INT(parse_size("1.5G"), 3LL << 29);
-	CHECK_INT(parse_size("4KiB"), 4096);
-	CHECK_INT(parse_size("8388607T"), 8388607LL << 40);
-	CHECK_INT(parse_size("8388608T"), -1);		/* 2^63 */
-	CHECK_INT(parse_size("1e19"), -1);
-	CHECK_INT(parse_size("1e300G"), -1);
-	CHECK_INT(parse_size("inf"), -1);
-	CHECK_INT(parse_size("nan"), -1);
-	CHECK_INT(parse_size("-1"), -1);
-	CHECK_INT(parse_size("12X"), -1);
-	CHECK_INT(parse_size(""), -1);
-}
-
 int main(int argc, char **argv)
 {
 	REQUIRE(argc == 2, "usage: test_mapctl PATH-TO-MAPCTL");
 	mapctl = argv[1];
 	snprintf(dir, sizeof(dir), "/tmp/test_mapctl.XXXXXX");
 	REQUIRE(mkdtemp(dir), "mkdtemp");
-	test_parse_size();
 	test_status_escapes();
 	test_resolve_failed_commit();
 	test_locate_wrap();
