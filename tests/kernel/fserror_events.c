@@ -10,6 +10,10 @@
  *   whose file handle decodes to the file's inode and generation, and one
  *   xfs_file_ioerror trace line with the exact range (for buffered reads and
  *   splice of 64 KiB: the folio that failed, not the request);
+ * - writes that must read first over an unreadable block (a write of part
+ *   of a block, zeroing or unsharing part of a block) and a direct write to
+ *   a block that cannot be written each yield one EIO event with the file's
+ *   handle and one trace line (write_read, direct_write);
  * - an unreadable directory block and an unreadable inode btree block yield
  *   an EIO event without a file; a directory block that fails its verifier
  *   yields EFSCORRUPTED with the directory's handle;
@@ -71,6 +75,10 @@ static struct victim overwrite = { .name = "overwrite", .offset = 16 * 1024 };
 static struct victim unwritten = { .name = "unwritten", .offset = 0 };
 static struct victim atunmount = { .name = "atunmount", .offset = 8 * 1024 };
 static struct victim spliced = { .name = "spliced", .offset = 64 * 1024 };
+static struct victim partial = { .name = "partial", .offset = 16 * 1024 };
+static struct victim zeroed = { .name = "zeroed", .offset = 24 * 1024 };
+static struct victim unshared = { .name = "unshared", .offset = 8 * 1024 };
+static struct victim dwrite = { .name = "dwrite", .offset = 32 * 1024 };
 static struct victim dirio = { .name = "dirio" };
 static struct victim dircorrupt = { .name = "dircorrupt" };
 
@@ -124,7 +132,7 @@ static void populate(void)
 {
 	struct xfs_fsop_geom geo;
 	struct victim *files[] = { &buffered, &direct, &mapped, &overwrite, &unwritten,
-				   &atunmount, &spliced };
+				   &atunmount, &spliced, &partial, &zeroed, &unshared, &dwrite };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		snprintf(files[i]->path, sizeof(files[i]->path), MNT "/%s", files[i]->name);
@@ -137,6 +145,11 @@ static void populate(void)
 	kt_write_file(overwrite.path, 64 * 1024, 4, true);
 	kt_write_file(atunmount.path, 64 * 1024, 5, true);
 	kt_write_file(spliced.path, 256 * 1024, 6, true);
+	kt_write_file(partial.path, 64 * 1024, 7, true);
+	kt_write_file(zeroed.path, 64 * 1024, 8, true);
+	kt_write_file(MNT "/unshared-source", 64 * 1024, 10, true);
+	kt_reflink(MNT "/unshared-source", unshared.path);
+	kt_write_file(dwrite.path, 64 * 1024, 11, true);
 	int fd = kt_open(unwritten.path, O_WRONLY | O_CREAT);
 	REQUIRE(fallocate(fd, 0, 0, 64 * 1024) == 0, "fallocate: %s", strerror(errno));
 	REQUIRE(fsync(fd) == 0, "fsync: %s", strerror(errno));
@@ -392,6 +405,51 @@ static void write_back_to_bad_block(int fan, struct victim *v, const char *what)
 	expect_event(fan, what, EIO, v);
 }
 
+/*
+ * Writes that must read first (part of a block; zeroing or unsharing part
+ * of a block) over an unreadable block, and a direct write to a block that
+ * cannot be written (patch 15).
+ */
+static void write_errors(int fan)
+{
+	char small[100];
+	int fd;
+
+	memset(small, 0x3c, sizeof(small));
+	fd = kt_open(partial.path, O_WRONLY);
+	errno = 0;
+	CHECK(pwrite(fd, small, sizeof(small), (off_t)partial.offset + 10) < 0 && errno == EIO,
+	      "write of part of an unreadable block: %s", strerror(errno));
+	close(fd);
+	expect_event(fan, "partial block write", EIO, &partial);
+
+	fd = kt_open(zeroed.path, O_WRONLY);
+	errno = 0;
+	CHECK(fallocate(fd, FALLOC_FL_ZERO_RANGE, (off_t)zeroed.offset + 100, 200) < 0 &&
+		      errno == EIO, "zeroing part of an unreadable block: %s", strerror(errno));
+	close(fd);
+	expect_event(fan, "zero range", EIO, &zeroed);
+
+	fd = kt_open(unshared.path, O_WRONLY);
+	errno = 0;
+	CHECK(fallocate(fd, FALLOC_FL_UNSHARE_RANGE, (off_t)unshared.offset, BLK) < 0 &&
+		      errno == EIO, "unsharing an unreadable block: %s", strerror(errno));
+	close(fd);
+	expect_event(fan, "unshare range", EIO, &unshared);
+
+	kt_dust_add(DUST, dwrite.blk, 1);
+	void *buf;
+	REQUIRE(posix_memalign(&buf, BLK, BLK) == 0, "posix_memalign");
+	memset(buf, 0x6b, BLK);
+	fd = kt_open(dwrite.path, O_WRONLY | O_DIRECT);
+	errno = 0;
+	CHECK(pwrite(fd, buf, BLK, (off_t)dwrite.offset) < 0 && errno == EIO,
+	      "direct write to a block that cannot be written: %s", strerror(errno));
+	close(fd);
+	free(buf);
+	expect_event(fan, "direct write", EIO, &dwrite);
+}
+
 static void metadata_errors(int fan)
 {
 	char cmd[512];
@@ -468,7 +526,24 @@ static void check_trace(const char *trace)
 		CHECK(kt_trace_count(trace, "xfs_file_ioerror:", want, NULL) == 1,
 		      "no single trace line \"%s\"", want);
 	}
-	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", NULL), 6);
+	/* the writes that had to read, and the direct write */
+	struct {
+		const struct victim *v;
+		const char *kind;
+		unsigned long long pos, len;
+	} w[] = {
+		{ &partial, "write_read", partial.offset, BLK },
+		{ &zeroed, "write_read", zeroed.offset + 100, 200 },
+		{ &unshared, "write_read", unshared.offset, BLK },
+		{ &dwrite, "direct_write", dwrite.offset, BLK },
+	};
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		snprintf(want, sizeof(want), "ino 0x%llx gen 0x%x %s pos 0x%llx bytecount 0x%llx error 5",
+			 (unsigned long long)w[i].v->ino, w[i].v->gen, w[i].kind, w[i].pos, w[i].len);
+		CHECK(kt_trace_count(trace, "xfs_file_ioerror:", want, NULL) == 1,
+		      "no single trace line \"%s\"", want);
+	}
+	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", NULL), 10);
 }
 
 static void unmount_with_events(void)
@@ -558,7 +633,8 @@ int main(int argc, char **argv)
 	/* Bad blocks and a corrupt directory, then a mount with cold caches. */
 	find_inobt_root();
 	corrupt_dir_block();
-	struct victim *bad[] = { &buffered, &direct, &mapped, &dirio, &spliced };
+	struct victim *bad[] = { &buffered, &direct, &mapped, &dirio, &spliced, &partial, &zeroed,
+				 &unshared };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		kt_dust_add(DUST, bad[i]->blk, 0);
 	kt_dust_add(DUST, inobt_blk, 0);
@@ -570,6 +646,7 @@ int main(int argc, char **argv)
 	data_read_errors(fan);
 	write_back_to_bad_block(fan, &overwrite, "writeback of an overwrite");
 	write_back_to_bad_block(fan, &unwritten, "writeback into an unwritten extent");
+	write_errors(fan);
 	char *trace = kt_trace_stop();
 	check_trace(trace);
 	free(trace);
