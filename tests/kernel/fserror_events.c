@@ -14,6 +14,9 @@
  *   of a block, zeroing or unsharing part of a block) and a direct write to
  *   a block that cannot be written each yield one EIO event with the file's
  *   handle and one trace line (write_read, direct_write);
+ * - an O_DIRECT read through Linux AIO, an append into preallocated space
+ *   and the writeback that FIFREEZE forces each yield one event with the
+ *   handle and one trace line;
  * - an unreadable directory block and an unreadable inode btree block yield
  *   an EIO event without a file; a directory block that fails its verifier
  *   yields EFSCORRUPTED with the directory's handle;
@@ -40,6 +43,8 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/aio_abi.h>
+#include <linux/fs.h>
 
 #include "check.h"
 #include "fserror_listen.h"
@@ -79,6 +84,9 @@ static struct victim partial = { .name = "partial", .offset = 16 * 1024 };
 static struct victim zeroed = { .name = "zeroed", .offset = 24 * 1024 };
 static struct victim unshared = { .name = "unshared", .offset = 8 * 1024 };
 static struct victim dwrite = { .name = "dwrite", .offset = 32 * 1024 };
+static struct victim aio = { .name = "aio", .offset = 48 * 1024 };
+static struct victim appended = { .name = "appended", .offset = 64 * 1024 };
+static struct victim frozen = { .name = "frozen", .offset = 4 * 1024 };
 static struct victim dirio = { .name = "dirio" };
 static struct victim dircorrupt = { .name = "dircorrupt" };
 
@@ -132,7 +140,8 @@ static void populate(void)
 {
 	struct xfs_fsop_geom geo;
 	struct victim *files[] = { &buffered, &direct, &mapped, &overwrite, &unwritten,
-				   &atunmount, &spliced, &partial, &zeroed, &unshared, &dwrite };
+				   &atunmount, &spliced, &partial, &zeroed, &unshared, &dwrite,
+				   &aio, &frozen, &appended };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		snprintf(files[i]->path, sizeof(files[i]->path), MNT "/%s", files[i]->name);
@@ -150,6 +159,16 @@ static void populate(void)
 	kt_write_file(MNT "/unshared-source", 64 * 1024, 10, true);
 	kt_reflink(MNT "/unshared-source", unshared.path);
 	kt_write_file(dwrite.path, 64 * 1024, 11, true);
+	kt_write_file(aio.path, 64 * 1024, 12, true);
+	kt_write_file(frozen.path, 64 * 1024, 13, true);
+	/* 64 KiB of data, then 64 KiB preallocated past the end of the file
+	 * that an append will write into */
+	kt_write_file(appended.path, 64 * 1024, 14, true);
+	int afd = kt_open(appended.path, O_WRONLY);
+	REQUIRE(fallocate(afd, FALLOC_FL_KEEP_SIZE, 64 * 1024, 64 * 1024) == 0,
+		"fallocate KEEP_SIZE: %s", strerror(errno));
+	REQUIRE(fsync(afd) == 0, "fsync: %s", strerror(errno));
+	close(afd);
 	int fd = kt_open(unwritten.path, O_WRONLY | O_CREAT);
 	REQUIRE(fallocate(fd, 0, 0, 64 * 1024) == 0, "fallocate: %s", strerror(errno));
 	REQUIRE(fsync(fd) == 0, "fsync: %s", strerror(errno));
@@ -450,6 +469,60 @@ static void write_errors(int fan)
 	expect_event(fan, "direct write", EIO, &dwrite);
 }
 
+/* An O_DIRECT read through Linux AIO: it completes after io_submit returns. */
+static void async_direct_read(int fan)
+{
+	aio_context_t ctx = 0;
+	struct iocb cb, *cbs[1] = { &cb };
+	struct io_event done;
+	void *buf;
+
+	REQUIRE(syscall(SYS_io_setup, 1, &ctx) == 0, "io_setup: %s", strerror(errno));
+	REQUIRE(posix_memalign(&buf, BLK, BLK) == 0, "posix_memalign");
+	int fd = kt_open(aio.path, O_RDONLY | O_DIRECT);
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_fildes = (uint32_t)fd;
+	cb.aio_lio_opcode = IOCB_CMD_PREAD;
+	cb.aio_buf = (uint64_t)(uintptr_t)buf;
+	cb.aio_nbytes = BLK;
+	cb.aio_offset = (int64_t)aio.offset;
+	REQUIRE(syscall(SYS_io_submit, ctx, 1, cbs) == 1, "io_submit: %s", strerror(errno));
+	REQUIRE(syscall(SYS_io_getevents, ctx, 1, 1, &done, NULL) == 1, "io_getevents: %s",
+		strerror(errno));
+	CHECK(done.res == -EIO, "async direct read over a bad block: result %lld, expected -EIO",
+	      (long long)done.res);
+	close(fd);
+	free(buf);
+	syscall(SYS_io_destroy, ctx);
+	expect_event(fan, "async direct read", EIO, &aio);
+}
+
+/* Appending into preallocated space, and writeback forced by a freeze. */
+static void more_writeback(int fan)
+{
+	char buf[BLK];
+
+	memset(buf, 0x77, sizeof(buf));
+	kt_dust_add(DUST, appended.blk, 1);
+	int fd = kt_open(appended.path, O_WRONLY | O_APPEND);
+	CHECK_INT(write(fd, buf, sizeof(buf)), BLK);
+	errno = 0;
+	CHECK(fsync(fd) < 0 && errno == EIO, "fsync of an append to a bad block: %s",
+	      strerror(errno));
+	close(fd);
+	expect_event(fan, "append writeback", EIO, &appended);
+
+	kt_dust_add(DUST, frozen.blk, 1);
+	fd = kt_open(frozen.path, O_WRONLY);
+	CHECK_INT(pwrite(fd, buf, sizeof(buf), (off_t)frozen.offset), BLK);
+	close(fd);
+	int mfd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	CHECK(ioctl(mfd, FIFREEZE, 0) == 0, "FIFREEZE: %s", strerror(errno));
+	CHECK(ioctl(mfd, FITHAW, 0) == 0, "FITHAW: %s", strerror(errno));
+	close(mfd);
+	expect_event(fan, "writeback forced by a freeze", EIO, &frozen);
+}
+
 static void metadata_errors(int fan)
 {
 	char cmd[512];
@@ -536,6 +609,9 @@ static void check_trace(const char *trace)
 		{ &zeroed, "write_read", zeroed.offset + 100, 200 },
 		{ &unshared, "write_read", unshared.offset, BLK },
 		{ &dwrite, "direct_write", dwrite.offset, BLK },
+		{ &aio, "direct_read", aio.offset, BLK },
+		{ &appended, "writeback", appended.offset, BLK },
+		{ &frozen, "writeback", frozen.offset, BLK },
 	};
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 		snprintf(want, sizeof(want), "ino 0x%llx gen 0x%x %s pos 0x%llx bytecount 0x%llx error 5",
@@ -543,7 +619,7 @@ static void check_trace(const char *trace)
 		CHECK(kt_trace_count(trace, "xfs_file_ioerror:", want, NULL) == 1,
 		      "no single trace line \"%s\"", want);
 	}
-	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", NULL), 10);
+	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", NULL), 13);
 }
 
 static void unmount_with_events(void)
@@ -634,7 +710,7 @@ int main(int argc, char **argv)
 	find_inobt_root();
 	corrupt_dir_block();
 	struct victim *bad[] = { &buffered, &direct, &mapped, &dirio, &spliced, &partial, &zeroed,
-				 &unshared };
+				 &unshared, &aio };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		kt_dust_add(DUST, bad[i]->blk, 0);
 	kt_dust_add(DUST, inobt_blk, 0);
@@ -647,6 +723,8 @@ int main(int argc, char **argv)
 	write_back_to_bad_block(fan, &overwrite, "writeback of an overwrite");
 	write_back_to_bad_block(fan, &unwritten, "writeback into an unwritten extent");
 	write_errors(fan);
+	async_direct_read(fan);
+	more_writeback(fan);
 	char *trace = kt_trace_stop();
 	check_trace(trace);
 	free(trace);
