@@ -17,6 +17,8 @@
  * - an O_DIRECT read through Linux AIO, an append into preallocated space
  *   and the writeback that FIFREEZE forces each yield one event with the
  *   handle and one trace line;
+ * - an inode cluster write that fails once (and is retried) yields one EIO
+ *   event without a file;
  * - an unreadable directory block and an unreadable inode btree block yield
  *   an EIO event without a file; a directory block that fails its verifier
  *   yields EFSCORRUPTED with the directory's handle;
@@ -87,6 +89,7 @@ static struct victim dwrite = { .name = "dwrite", .offset = 32 * 1024 };
 static struct victim aio = { .name = "aio", .offset = 48 * 1024 };
 static struct victim appended = { .name = "appended", .offset = 64 * 1024 };
 static struct victim frozen = { .name = "frozen", .offset = 4 * 1024 };
+static struct victim mdwrite = { .name = "mdwrite" };	/* blk: its inode's block */
 static struct victim dirio = { .name = "dirio" };
 static struct victim dircorrupt = { .name = "dircorrupt" };
 
@@ -141,7 +144,7 @@ static void populate(void)
 	struct xfs_fsop_geom geo;
 	struct victim *files[] = { &buffered, &direct, &mapped, &overwrite, &unwritten,
 				   &atunmount, &spliced, &partial, &zeroed, &unshared, &dwrite,
-				   &aio, &frozen, &appended };
+				   &aio, &frozen, &appended, &mdwrite };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		snprintf(files[i]->path, sizeof(files[i]->path), MNT "/%s", files[i]->name);
@@ -161,6 +164,7 @@ static void populate(void)
 	kt_write_file(dwrite.path, 64 * 1024, 11, true);
 	kt_write_file(aio.path, 64 * 1024, 12, true);
 	kt_write_file(frozen.path, 64 * 1024, 13, true);
+	kt_write_file(mdwrite.path, BLK, 15, true);
 	/* 64 KiB of data, then 64 KiB preallocated past the end of the file
 	 * that an append will write into */
 	kt_write_file(appended.path, 64 * 1024, 14, true);
@@ -523,6 +527,36 @@ static void more_writeback(int fan)
 	expect_event(fan, "writeback forced by a freeze", EIO, &frozen);
 }
 
+/* The 4 KiB block that holds @v's inode (the filesystem is unmounted). */
+static void find_inode_block(struct victim *v)
+{
+	unsigned long long daddr;
+	const char *out = vt_out("xfs_db -r -c 'convert ino %llu daddr' %s",
+				 (unsigned long long)v->ino, DEV);
+
+	REQUIRE(sscanf(out, "%*s (%llu)", &daddr) == 1, "xfs_db convert ino: %s", out);
+	v->blk = daddr * 512 / BLK;
+}
+
+/*
+ * An inode cluster write that fails once (patch 16): chmod logs the inode,
+ * FIFREEZE pushes the log's items to their blocks; the write fails, XFS
+ * retries it, and the retry goes through.  One filesystem-wide EIO.
+ */
+static void metadata_write_error(int fan)
+{
+	struct stat st;
+
+	REQUIRE(stat(mdwrite.path, &st) == 0, "stat: %s", strerror(errno));	/* cached */
+	kt_dust_add(DUST, mdwrite.blk, 1);
+	REQUIRE(chmod(mdwrite.path, 0600) == 0, "chmod: %s", strerror(errno));
+	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	CHECK(ioctl(fd, FIFREEZE, 0) == 0, "FIFREEZE: %s", strerror(errno));
+	CHECK(ioctl(fd, FITHAW, 0) == 0, "FITHAW: %s", strerror(errno));
+	close(fd);
+	expect_event(fan, "inode cluster write failed once", EIO, NULL);
+}
+
 static void metadata_errors(int fan)
 {
 	char cmd[512];
@@ -708,6 +742,7 @@ int main(int argc, char **argv)
 
 	/* Bad blocks and a corrupt directory, then a mount with cold caches. */
 	find_inobt_root();
+	find_inode_block(&mdwrite);
 	corrupt_dir_block();
 	struct victim *bad[] = { &buffered, &direct, &mapped, &dirio, &spliced, &partial, &zeroed,
 				 &unshared, &aio };
@@ -729,6 +764,7 @@ int main(int argc, char **argv)
 	check_trace(trace);
 	free(trace);
 	metadata_errors(fan);
+	metadata_write_error(fan);
 	expect_no_event(fan, "after the last error");
 	close(fan);
 
