@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* mapctl status: per filesystem, like zpool status. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mapctl.h"
 
@@ -25,6 +27,8 @@ struct status {
 	int files, metadata;
 	const char *mountpoint;
 	int listed;		/* open findings of this filesystem printed */
+	int64_t max_age_ms;	/* --max-age, 0: none */
+	int64_t now;		/* unix seconds, once for every filesystem */
 };
 
 static int count_kind(const struct map_finding *f, void *arg)
@@ -75,25 +79,72 @@ static int list_open(const struct map_finding *f, void *arg)
 	return 0;
 }
 
+/* How long ago, in the largest whole unit: "9 days", "3 hours", "1 minute". */
+static const char *human_age(int64_t secs, char *buf, size_t len)
+{
+	static const struct { const char *unit; int64_t secs; } units[] = {
+		{ "day", 86400 }, { "hour", 3600 }, { "minute", 60 },
+	};
+	int64_t n = secs;
+	const char *unit = "second";
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (secs >= units[i].secs) {
+			n = secs / units[i].secs;
+			unit = units[i].unit;
+			break;
+		}
+	}
+	snprintf(buf, len, "%lld %s%s", (long long)n, unit, n == 1 ? "" : "s");
+	return buf;
+}
+
+/* The newest complete scan of either kind (metadata or media), unix
+ * seconds; 0 when none ever completed. */
+static int last_complete(struct map_store *st, int64_t fs_id, int64_t *finished)
+{
+	static const unsigned int kinds[] = { MAP_COVER_METADATA, MAP_COVER_MEDIA };
+	struct map_scan_row row;
+
+	*finished = 0;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		int rc = map_store_scan_last_covering(st, fs_id, kinds[i], &row);
+
+		if (rc == -ENOENT)
+			continue;
+		if (rc)
+			return rc;
+		if (row.finished > *finished)
+			*finished = row.finished;
+	}
+	return 0;
+}
+
 static int show_fs(const struct map_store_fs *fs, void *arg)
 {
 	struct status *s = arg;
 	struct map_scan_row last, media;
 	int counts[MAP_STATE_NR];
 	char a[32], b[32];
+	int64_t complete;
 	int rc;
 
 	s->nkinds = s->files = s->metadata = 0;
 	rc = map_store_count(s->st, fs->id, counts);
 	if (rc == 0)
 		rc = map_store_findings(s->st, fs->id, 0, count_kind, s);
+	if (rc == 0)
+		rc = last_complete(s->st, fs->id, &complete);
 	if (rc)
 		return rc;
 	bool have_scan = map_store_scan_latest(s->st, fs->id, &last) == 0;
 	bool have_media = map_store_scan_last_complete(s->st, fs->id, &media) == 0;
 	int open = counts[MAP_STATE_OPEN];
 	const char *state = open ? "DAMAGED" : !have_media ? "UNVERIFIED" : "OK";
-	if (open && s->worst == EXIT_CLEAN)
+	/* Never checked is not clean; nor, when asked, checked too long ago. */
+	bool never = complete == 0;
+	bool stale = !never && s->max_age_ms && s->now - complete > s->max_age_ms / 1000;
+	if ((open || never || stale) && s->worst == EXIT_CLEAN)
 		s->worst = EXIT_DAMAGE;
 
 	if (s->ctl->json) {
@@ -108,6 +159,13 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 		map_json_str(j, "serial", fs->serial);
 		map_json_bool(j, "rmapbt", fs->rmapbt);
 		map_json_str(j, "state", state);
+		map_json_bool(j, "never_scanned", never);
+		if (never)
+			map_json_null(j, "last_complete");
+		else
+			map_json_int(j, "last_complete", complete);
+		if (s->max_age_ms)
+			map_json_bool(j, "stale", stale);
 		map_json_obj(j, "findings");
 		for (int i = 0; i < MAP_STATE_NR; i++)
 			map_json_int(j, map_state_name((enum map_finding_state)i), counts[i]);
@@ -145,6 +203,12 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 	if (open)
 		printf(" - %d open finding%s: %d file, %d metadata", open, open == 1 ? "" : "s",
 		       s->files, s->metadata);
+	if (never)
+		printf("%snever scanned", open ? "; " : " - ");
+	else if (stale)
+		printf("%slast complete scan %s ago, older than %s", open ? "; " : " - ",
+		       human_age(s->now - complete, a, sizeof(a)),
+		       map_duration_str(s->max_age_ms, b, sizeof(b)));
 	if (!fs->rmapbt)
 		printf("\n      note: no reverse-mapping btree: slower owner lookup, little repair");
 	printf("\n last scan: ");
@@ -195,7 +259,8 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 		printf("restore from a good copy what was lost: 'mapctl refetch %s --from MIRROR'\n"
 		       "            (or mapctl export --rsync), ", shown(fs->mountpoint));
 	if (!open)
-		printf(have_media ? "none\n" : "run 'mapctl scan %s'\n", shown(fs->mountpoint));
+		printf(have_media && !stale ? "none\n" : "run 'mapctl scan %s'\n",
+		       shown(fs->mountpoint));
 	else
 		printf("then 'mapctl scan %s' to confirm\n", shown(fs->mountpoint));
 	printf("\n");
@@ -206,8 +271,10 @@ static int run(struct ctl *ctl, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "max-age", required_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int64_t max_age_ms = 0;
 	struct map_store *st;
 	struct map_store_fs one;
 	struct map_json j;
@@ -215,9 +282,15 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c != 'j')
+		if (c == 'j') {
+			ctl->json = true;
+		} else if (c == 'a') {
+			if (map_parse_duration(optarg, &max_age_ms) || max_age_ms < 1000)
+				return fail(ctl, 0, "--max-age wants a duration such as 8d, 12h or "
+					    "90m, not '%s'", shown(optarg));
+		} else {
 			return fail(ctl, 0, "see 'mapctl status --help'");
-		ctl->json = true;
+		}
 	}
 	rc = open_store(ctl, false, &st);
 	if (rc)
@@ -227,7 +300,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		map_store_close(st);
 		return rc;
 	}
-	struct status s = { .ctl = ctl, .st = st, .j = &j, .worst = EXIT_CLEAN };
+	struct status s = { .ctl = ctl, .st = st, .j = &j, .worst = EXIT_CLEAN,
+			    .max_age_ms = max_age_ms, .now = (int64_t)time(NULL) };
 	if (ctl->json) {
 		json_start(&j, stdout);
 		map_json_arr(&j, NULL);
@@ -245,17 +319,23 @@ static int run(struct ctl *ctl, int argc, char **argv)
 
 const struct command cmd_status = {
 	"status", run, "state of each filesystem: last scan, findings, what to do next",
-	"Usage: mapctl status [--json] [PATH]\n"
+	"Usage: mapctl status [--json] [--max-age DURATION] [PATH]\n"
 	"\n"
 	"For each recorded filesystem (or the one holding PATH): its state (OK,\n"
-	"DAMAGED, UNVERIFIED: never fully scanned), the last scan (when, how long,\n"
-	"bytes verified), findings by state and kind, the open findings by ID (file\n"
-	"and metadata; the first 20), and what to do next.\n"
+	"DAMAGED, UNVERIFIED: media never fully verified), whether it was never\n"
+	"scanned, the last scan (when, how long, bytes verified), findings by state\n"
+	"and kind, the open findings by ID (file and metadata; the first 20), and\n"
+	"what to do next.\n"
 	"Works for any user who can read the database.\n"
 	"\n"
 	"Options:\n"
-	"  --json       a JSON array of filesystems\n"
-	"  -h, --help   this text\n"
+	"  --json              a JSON array of filesystems\n"
+	"  --max-age DURATION  a filesystem whose last complete scan (metadata or\n"
+	"                      media) finished longer ago than DURATION (8d, 12h,\n"
+	"                      90m: as mapperd.conf writes durations) is not clean\n"
+	"  -h, --help          this text\n"
 	"\n"
-	"Exit status: 0 nothing open, 1 open findings, 2 could not run.\n",
+	"Exit status: 0 every filesystem clean; 1 open findings, a filesystem never\n"
+	"scanned to completion, or one scanned longer ago than --max-age; 2 could not\n"
+	"run.\n",
 };

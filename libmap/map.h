@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -624,6 +625,25 @@ struct map_tally {
 int map_store_tally(struct map_store *st, enum map_tally_what what,
 		    int (*fn)(const struct map_tally *, void *), void *arg);
 
+/* ---- the figures for Prometheus (metrics.c) ---- */
+
+/*
+ * The store's figures in the Prometheus text format (0.0.4) on @out, read
+ * in one read transaction: open findings by kind, damaged files, the last
+ * complete scan of each type, events, repairs and refetches; every sample
+ * labelled with its filesystem's uuid and mountpoint (escaped as
+ * map_escape_text writes them, then for the format).  The families are
+ * listed in mapctl(8), METRICS.  0, or a negative errno (-EIO: @out failed).
+ */
+int map_metrics_write(struct map_store *st, FILE *out);
+/*
+ * The same into @path for a textfile collector: @path.tmp (a link or file
+ * left there is removed, never written through), mode 0644 whatever the
+ * umask, synced, then renamed over @path, so a reader sees the old file or
+ * the new one, never a part.  0, or a negative errno; @path.tmp is gone.
+ */
+int map_metrics_write_file(struct map_store *st, const char *path);
+
 /* ---- scan: scrub + verify + map + resolve, into the store ------------------------ */
 
 struct map_scan_progress {
@@ -710,6 +730,17 @@ int map_dir_ensure(const char *dir, unsigned int mode);
  * read limits: no limit; for read sizes: the default).
  */
 int map_parse_size(const char *s, uint64_t *bytes);
+
+/*
+ * A duration as mapperd.conf and mapctl's options take it: digits and one
+ * unit, ms, s, m, h, d or w (a bare number is seconds: 90s, 15m, 12h, 8d,
+ * 4w), or "off"/"never" for 0.  0 or -EINVAL (also when it does not fit in
+ * 64 bits of milliseconds).  What 0 means is the caller's.
+ */
+int map_parse_duration(const char *s, int64_t *ms);
+/* @ms in the largest unit that divides it, as map_parse_duration reads it
+ * back ("1w", "36h", "1500ms", "off" for 0). */
+const char *map_duration_str(int64_t ms, char *buf, size_t len);
 
 /* The read size of verify and scans when map_verify_opts.io_size is 0 (public
  * so that mapperd --check-config can say what io_size = 0 means). */

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* mapperd.conf: a "key = value" parser with errors that name FILE:LINE. */
-#include <ctype.h>
 #include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
@@ -36,6 +35,12 @@ void config_defaults(struct md_config *c)
 	 * may ask for a scan.  At most four of each kind a day per filesystem. */
 	c->event_scan_interval = 6 * 3600 * MS_PER_S;
 	c->log_level = LOG_INFO;
+	/* Prometheus scrapes every 15 s by default: a fresher file is not read. */
+	c->metrics_interval = 15 * MS_PER_S;
+	snprintf(c->notify_directory, sizeof(c->notify_directory), "%s", MAPPERD_NOTIFY_DIR);
+	/* Long enough for a mail to be handed to the local MTA, short enough
+	 * that a hung hook does not hold the next notification for long. */
+	c->notify_timeout = 30 * MS_PER_S;
 }
 
 static void free_list(char ***v, size_t *n)
@@ -53,57 +58,7 @@ void config_free(struct md_config *c)
 	free_list(&c->exclude, &c->nexclude);
 }
 
-/* ---- value parsers ---- */
-
-int config_parse_duration(const char *s, int64_t *ms)
-{
-	static const struct { const char *unit; int64_t ms; } units[] = {
-		{ "ms", 1 }, { "s", MS_PER_S }, { "", MS_PER_S }, { "m", 60 * MS_PER_S },
-		{ "h", 3600 * MS_PER_S }, { "d", 86400 * MS_PER_S }, { "w", 7 * 86400 * MS_PER_S },
-	};
-	char *end;
-
-	if (!strcmp(s, "off") || !strcmp(s, "never")) {
-		*ms = 0;
-		return 0;
-	}
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit) == 0) {
-			if (v > (unsigned long long)(INT64_MAX / units[i].ms))
-				return -EINVAL;
-			*ms = (int64_t)v * units[i].ms;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-const char *config_duration_str(int64_t ms, char *buf, size_t len)
-{
-	static const struct { const char *unit; int64_t ms; } units[] = {
-		{ "w", 7 * 86400 * MS_PER_S }, { "d", 86400 * MS_PER_S }, { "h", 3600 * MS_PER_S },
-		{ "m", 60 * MS_PER_S }, { "s", MS_PER_S },
-	};
-
-	if (ms == 0) {
-		snprintf(buf, len, "off");
-		return buf;
-	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (ms % units[i].ms == 0) {
-			snprintf(buf, len, "%" PRId64 "%s", ms / units[i].ms, units[i].unit);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "%" PRId64 "ms", ms);
-	return buf;
-}
+/* ---- value parsers (durations and sizes are libmap's) ---- */
 
 int config_parse_bool(const char *s, bool *v)
 {
@@ -224,19 +179,19 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 	}
 	*why = "wants a duration such as 90s, 15m, 6h, 7d, 4w or off";
 	if (!strcmp(key, "metadata_interval"))
-		return config_parse_duration(val, &c->metadata_interval);
+		return map_parse_duration(val, &c->metadata_interval);
 	if (!strcmp(key, "media_interval"))
-		return config_parse_duration(val, &c->media_interval);
+		return map_parse_duration(val, &c->media_interval);
 	if (!strcmp(key, "random_delay"))
-		return config_parse_duration(val, &c->random_delay);
+		return map_parse_duration(val, &c->random_delay);
 	if (!strcmp(key, "resume_delay"))
-		return config_parse_duration(val, &c->resume_delay);
+		return map_parse_duration(val, &c->resume_delay);
 	if (!strcmp(key, "retry_delay"))
-		return config_parse_duration(val, &c->retry_delay);
+		return map_parse_duration(val, &c->retry_delay);
 	if (!strcmp(key, "dedup_window"))
-		return config_parse_duration(val, &c->dedup_window);
+		return map_parse_duration(val, &c->dedup_window);
 	if (!strcmp(key, "event_scan_interval"))
-		return config_parse_duration(val, &c->event_scan_interval);
+		return map_parse_duration(val, &c->event_scan_interval);
 	if (!strcmp(key, "event_read_limit")) {
 		*why = "wants bytes such as 256M or 1.5G, or 0 to read whole files";
 		return map_parse_size(val, &c->event_read_limit);
@@ -269,6 +224,43 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 		return set_path(c->control_socket, sizeof(c->control_socket), val);
 	if (!strcmp(key, "state_directory"))
 		return set_path(c->state_directory, sizeof(c->state_directory), val);
+	if (!strcmp(key, "notify_directory")) {
+		if (!val[0]) {
+			c->notify_directory[0] = '\0';	/* no hooks */
+			return 0;
+		}
+		return set_path(c->notify_directory, sizeof(c->notify_directory), val);
+	}
+	if (!strcmp(key, "notify_timeout")) {
+		/* A hook must end: no "off".  A day at most, which is already
+		 * no timeout for a notification. */
+		*why = "wants a duration from 1s to 1d, such as 30s or 2m";
+		int64_t ms;
+		if (map_parse_duration(val, &ms) || ms < MS_PER_S || ms > 86400 * MS_PER_S)
+			return -EINVAL;
+		c->notify_timeout = ms;
+		return 0;
+	}
+	if (!strcmp(key, "metrics_file")) {
+		if (!val[0]) {
+			c->metrics_file[0] = '\0';	/* no textfile written */
+			return 0;
+		}
+		/* room for the ".tmp" it is written through */
+		if (strlen(val) + 4 >= sizeof(c->metrics_file))
+			return -EINVAL;
+		return set_path(c->metrics_file, sizeof(c->metrics_file), val);
+	}
+	if (!strcmp(key, "metrics_interval")) {
+		/* At least a second: each write reads the whole store's figures.
+		 * At most an hour: an older file says less than no file. */
+		*why = "wants a duration from 1s to 1h, such as 15s or 1m";
+		int64_t ms;
+		if (map_parse_duration(val, &ms) || ms < MS_PER_S || ms > 3600 * MS_PER_S)
+			return -EINVAL;
+		c->metrics_interval = ms;
+		return 0;
+	}
 	if (!strcmp(key, "control_group")) {
 		*why = "names no group of this system";
 		if (!val[0]) {
@@ -438,11 +430,11 @@ void config_print(const struct md_config *c, FILE *out)
 	else
 		print_list(out, "filesystems", c->filesystems, c->nfilesystems);
 	print_list(out, "exclude", c->exclude, c->nexclude);
-	fprintf(out, "metadata_interval = %s\n", config_duration_str(c->metadata_interval, b, sizeof(b)));
-	fprintf(out, "media_interval = %s\n", config_duration_str(c->media_interval, b, sizeof(b)));
-	fprintf(out, "random_delay = %s\n", config_duration_str(c->random_delay, b, sizeof(b)));
-	fprintf(out, "resume_delay = %s\n", config_duration_str(c->resume_delay, b, sizeof(b)));
-	fprintf(out, "retry_delay = %s\n", config_duration_str(c->retry_delay, b, sizeof(b)));
+	fprintf(out, "metadata_interval = %s\n", map_duration_str(c->metadata_interval, b, sizeof(b)));
+	fprintf(out, "media_interval = %s\n", map_duration_str(c->media_interval, b, sizeof(b)));
+	fprintf(out, "random_delay = %s\n", map_duration_str(c->random_delay, b, sizeof(b)));
+	fprintf(out, "resume_delay = %s\n", map_duration_str(c->resume_delay, b, sizeof(b)));
+	fprintf(out, "retry_delay = %s\n", map_duration_str(c->retry_delay, b, sizeof(b)));
 	if (c->ioprio_class == 3)
 		fprintf(out, "ioprio = idle\n");
 	else
@@ -469,10 +461,20 @@ void config_print(const struct md_config *c, FILE *out)
 	fprintf(out, "fanotify = %s\n", c->fanotify ? "yes" : "no");
 	fprintf(out, "kmsg = %s\n", c->kmsg ? "yes" : "no");
 	fprintf(out, "event_scans = %s\n", c->event_scans ? "yes" : "no");
-	fprintf(out, "dedup_window = %s\n", config_duration_str(c->dedup_window, b, sizeof(b)));
+	fprintf(out, "dedup_window = %s\n", map_duration_str(c->dedup_window, b, sizeof(b)));
 	fprintf(out, "event_read_limit = %s%s\n", size_str(c->event_read_limit, b, sizeof(b)),
 		c->event_read_limit ? "" : "  # whole files");
 	fprintf(out, "event_scan_interval = %s\n",
-		config_duration_str(c->event_scan_interval, b, sizeof(b)));
+		map_duration_str(c->event_scan_interval, b, sizeof(b)));
 	fprintf(out, "log_level = %s\n", log_level_name(c->log_level));
+	if (c->metrics_file[0])
+		fprintf(out, "metrics_file = %s\n", c->metrics_file);
+	else
+		fprintf(out, "metrics_file =  # none: no textfile written\n");
+	fprintf(out, "metrics_interval = %s\n", map_duration_str(c->metrics_interval, b, sizeof(b)));
+	if (c->notify_directory[0])
+		fprintf(out, "notify_directory = %s\n", c->notify_directory);
+	else
+		fprintf(out, "notify_directory =  # none: no hooks run\n");
+	fprintf(out, "notify_timeout = %s\n", map_duration_str(c->notify_timeout, b, sizeof(b)));
 }

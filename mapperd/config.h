@@ -17,6 +17,7 @@
 #endif
 #define MAPPERD_SOCKET_PATH "/run/mapper/mapperd.sock"
 #define MAPPERD_STATE_DIR "/run/mapper"
+#define MAPPERD_NOTIFY_DIR "/etc/mapper/notify.d"
 
 struct md_config {
 	char path[PATH_MAX];		/* file it came from; "" when only defaults */
@@ -45,6 +46,12 @@ struct md_config {
 	uint64_t event_read_limit;	/* bytes read per file report, 0: whole file */
 	int64_t event_scan_interval;	/* ms between event-requested scans of a fs */
 	int log_level;			/* LOG_* */
+	/* Prometheus textfile (metrics_file.c) */
+	char metrics_file[PATH_MAX];	/* "": none written */
+	int64_t metrics_interval;	/* ms: written at most this often */
+	/* notification hooks (notify_run.c) */
+	char notify_directory[PATH_MAX];	/* "": none run */
+	int64_t notify_timeout;		/* ms a hook may run */
 };
 
 void config_defaults(struct md_config *c);
@@ -58,11 +65,10 @@ int config_load(const char *path, bool must_exist, struct md_config *c, char *er
 /* Every key with its effective value, in the file's syntax. */
 void config_print(const struct md_config *c, FILE *out);
 
-/* Value parsers (exposed for the unit test); 0 or -EINVAL.  Sizes are
- * libmap's map_parse_size(), the same as mapctl's options. */
-int config_parse_duration(const char *s, int64_t *ms);	/* 90s, 15m, 6h, 7d, 4w, 500ms, off */
+/* Value parsers (exposed for the unit test); 0 or -EINVAL.  Sizes and
+ * durations are libmap's, the same as mapctl's options: map_parse_size(),
+ * map_parse_duration() (90s, 15m, 6h, 7d, 4w, 500ms, off) and
+ * map_duration_str() to print one back. */
 int config_parse_bool(const char *s, bool *v);		/* yes/no, true/false, on/off, 1/0 */
-/* Text for a duration as config_parse_duration reads it ("7d", "off"). */
-const char *config_duration_str(int64_t ms, char *buf, size_t len);
 
 #endif

@@ -18,6 +18,7 @@
 #include "dbwriter.h"
 #include "findlog.h"
 #include "log.h"
+#include "metrics_file.h"
 
 /* How often a lost database is tried again: a remount is noticed within
  * seconds, and a failing disk is not hammered. */
@@ -147,6 +148,8 @@ static int write_once(struct map_store *st, struct md_spool_entry *e, int *nnew,
 	return rc;
 }
 
+static double db_tick(struct md_dbwriter *w);
+
 /* Keep @e in the spool; its findings are logged now, as they would have been. */
 static int keep(struct md_dbwriter *w, struct md_spool_entry *e, const char *why)
 {
@@ -185,7 +188,7 @@ int md_dbwriter_write(struct md_dbwriter *w, struct md_spool_entry *e, int *nnew
 			e->v[i].last_seen = e->row.at;
 	/* Older reports first: while the spool holds some, new ones queue. */
 	if (md_spool_pending(w->spool))
-		md_dbwriter_tick(w);
+		db_tick(w);
 	if (!w->st && md_mono() >= w->retry_at)
 		connect_db(w, false);
 	if (!w->st || md_spool_pending(w->spool))
@@ -198,8 +201,10 @@ int md_dbwriter_write(struct md_dbwriter *w, struct md_spool_entry *e, int *nnew
 			   e->info.uuid, e->info.mountpoint, e->row.source);
 		rc = write_once(w->st, e, nnew, true);
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		md_metrics_file_changed();
 		return 0;
+	}
 	if (rc != -EBUSY) {
 		log_err("event pipeline: the database %s cannot be written: %s", w->db_path,
 			map_strerror(rc));
@@ -217,7 +222,8 @@ static int replay_one(struct md_spool_entry *e, void *arg)
 	return write_once(w->st, e, &nnew, false);
 }
 
-double md_dbwriter_tick(struct md_dbwriter *w)
+/* The database half of md_dbwriter_tick(). */
+static double db_tick(struct md_dbwriter *w)
 {
 	double now = md_mono();
 	size_t done = 0;
@@ -232,9 +238,11 @@ double md_dbwriter_tick(struct md_dbwriter *w)
 	rc = md_spool_replay(w->spool, replay_one, w, &done);
 	w->stats.replayed += done;
 	w->stats.pending = md_spool_pending(w->spool);
-	if (done)
+	if (done) {
+		md_metrics_file_changed();
 		log_notice("event pipeline: %zu spooled reports written to the database; %zu "
 			   "waiting", done, w->stats.pending);
+	}
 	if (rc) {
 		if (rc != -EBUSY) {
 			log_err("event pipeline: replaying the spool: %s", map_strerror(rc));
@@ -245,6 +253,18 @@ double md_dbwriter_tick(struct md_dbwriter *w)
 		return DB_RETRY_SECS;
 	}
 	return w->stats.pending ? DB_RETRY_SECS : -1;
+}
+
+double md_dbwriter_tick(struct md_dbwriter *w)
+{
+	double db = db_tick(w);
+	/* The metrics file is written here, through this connection: this
+	 * thread reads the store while the epoll loop goes on. */
+	double metrics = md_metrics_file_tick(w->st);
+
+	if (db < 0 || (metrics >= 0 && metrics < db))
+		return metrics;
+	return db;
 }
 
 void md_dbwriter_get_stats(const struct md_dbwriter *w, struct md_dbwriter_stats *out)

@@ -40,8 +40,9 @@ int md_dbwriter_write(struct md_dbwriter *w, struct md_spool_entry *e, int *nnew
 /* Close the connection now (its filesystem is going away); the next try
  * is DB_RETRY_SECS away. */
 void md_dbwriter_release(struct md_dbwriter *w);
-/* Try the database again when due, and replay the spool into it.  Seconds
- * until something is due again, or -1 when nothing waits. */
+/* Try the database again when due, replay the spool into it, and write the
+ * metrics file when due (metrics_file.h).  Seconds until something is due
+ * again, or -1 when nothing waits. */
 double md_dbwriter_tick(struct md_dbwriter *w);
 void md_dbwriter_get_stats(const struct md_dbwriter *w, struct md_dbwriter_stats *out);
 

@@ -13,6 +13,7 @@
 #include "dbguard.h"
 #include "fanotify_source.h"
 #include "log.h"
+#include "notify.h"
 #include "pipeline.h"
 
 /* Handle types of XFS (include/linux/exportfs.h FILEID_* and XFS's 64-bit flag). */
@@ -159,7 +160,10 @@ static void on_report(const struct md_fan_report *r, void *arg)
 		fs->shut_down = true;
 		log_err("%s %s: the filesystem was shut down", fs->uuid, fs->mountpoint);
 		md_db_fs_shut_down(c->d, fs);
+		md_notify_post(MD_NOTIFY_SHUTDOWN, fs->uuid, fs->mountpoint, 0, -1);
 	}
+	if (r->overflow || (r->error == ENOBUFS && !r->has_inode))
+		md_notify_post(MD_NOTIFY_REPORTS_LOST, fs->uuid, fs->mountpoint, 0, -1);
 	if (!ev) {
 		log_err("%s: out of memory for an error report", fs->uuid);
 		return;
@@ -178,8 +182,10 @@ static void on_report(const struct md_fan_report *r, void *arg)
 			 r->overflow ? "queue overflow" : strerror(r->error), what, r->count);
 	else
 		snprintf(ev->detail, sizeof(ev->detail), "%s on %s", strerror(r->error), what);
-	if (md_pipeline_submit(c->d->pipe, ev) < 0)
+	if (md_pipeline_submit(c->d->pipe, ev) < 0) {
 		log_warn("%s: event queue full, report dropped", fs->uuid);
+		md_notify_post(MD_NOTIFY_REPORTS_LOST, fs->uuid, fs->mountpoint, 0, -1);
+	}
 }
 
 static void fan_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)

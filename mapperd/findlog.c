@@ -7,6 +7,7 @@
 
 #include "findlog.h"
 #include "log.h"
+#include "notify.h"
 
 void md_log_finding(const char *uuid, const char *mountpoint, const struct map_finding *f,
 		    bool is_new, const char *source)
@@ -16,6 +17,7 @@ void md_log_finding(const char *uuid, const char *mountpoint, const struct map_f
 	int prio = is_new ? LOG_WARNING : LOG_INFO;
 	char where[96] = "", scrub[256] = "";
 
+	md_notify_note_finding(f, is_new);	/* for the hooks, when a batch is open */
 	if (prio > log_get_level())
 		return;
 	if (f->has_offset)

@@ -13,6 +13,7 @@
 #include "kmsg_parse.h"
 #include "kmsg_source.h"
 #include "log.h"
+#include "notify.h"
 #include "pipeline.h"
 #include "ratelimit.h"
 
@@ -226,6 +227,7 @@ static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line
 			log_err("%s %s: the filesystem was shut down", fs->uuid, fs->mountpoint);
 			fs->shut_down = true;
 			md_db_fs_shut_down(d, fs);
+			md_notify_post(MD_NOTIFY_SHUTDOWN, fs->uuid, fs->mountpoint, 0, -1);
 		}
 		/* fall through */
 	case MD_KMSG_XFS_CORRUPTION:
@@ -284,8 +286,13 @@ static void kmsg_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
 			continue;
 		}
 		log_notice("%s %s: kernel log: %s", ev->uuid, ev->mountpoint, l.text);
-		if (md_pipeline_submit(d->pipe, ev) < 0)
+		char uuid[sizeof(ev->uuid)], mnt[sizeof(ev->mountpoint)];
+		snprintf(uuid, sizeof(uuid), "%s", ev->uuid);
+		snprintf(mnt, sizeof(mnt), "%s", ev->mountpoint);
+		if (md_pipeline_submit(d->pipe, ev) < 0) {	/* frees ev */
 			k->dropped++;
+			md_notify_post(MD_NOTIFY_REPORTS_LOST, uuid, mnt, 0, -1);
+		}
 	}
 	warn_dropped(k, md_mono());
 	free(rec);

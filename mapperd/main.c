@@ -24,6 +24,8 @@
 #include "fanotify_source.h"
 #include "kmsg_source.h"
 #include "log.h"
+#include "metrics_file.h"
+#include "notify.h"
 #include "pipeline.h"
 #include "scheduler.h"
 
@@ -95,6 +97,7 @@ static void apply_sources(struct md_daemon *d)
 	};
 
 	md_pipeline_configure(d->pipe, &pc);
+	md_metrics_file_configure(d->cfg.metrics_file, d->cfg.metrics_interval);
 	if (d->cfg.kmsg && !d->kmsg) {
 		rc = md_kmsg_start(d);
 		if (rc)
@@ -127,10 +130,14 @@ void md_reload(struct md_daemon *d)
 	apply_overrides(&c);
 	if (strcmp(c.database, d->cfg.database) != 0 ||
 	    strcmp(c.control_socket, d->cfg.control_socket) != 0 ||
-	    strcmp(c.state_directory, d->cfg.state_directory) != 0)
-		log_warn("database, control_socket and state_directory changes take effect at the "
-			 "next start");
+	    strcmp(c.state_directory, d->cfg.state_directory) != 0 ||
+	    strcmp(c.metrics_file, d->cfg.metrics_file) != 0)
+		log_warn("database, control_socket, state_directory and metrics_file changes take "
+			 "effect at the next start");
 	snprintf(c.database, sizeof(c.database), "%s", d->cfg.database);
+	/* The pipeline's thread sleeps until a report when no file is set:
+	 * nothing could wake it to write one named now. */
+	snprintf(c.metrics_file, sizeof(c.metrics_file), "%s", d->cfg.metrics_file);
 	snprintf(c.state_directory, sizeof(c.state_directory), "%s", d->cfg.state_directory);
 	snprintf(c.control_socket, sizeof(c.control_socket), "%s", d->cfg.control_socket);
 	config_free(&d->cfg);
@@ -250,6 +257,7 @@ static void run_loop(struct md_daemon *d)
 
 static void shutdown_all(struct md_daemon *d, sigset_t *mask)
 {
+	md_notify_stop(d);
 	md_control_stop(d);
 	md_sched_stop(d);
 	md_pipeline_stop(d->pipe);
@@ -359,9 +367,17 @@ int main(int argc, char **argv)
 	if (rc)
 		log_err("state directory %s: %s; no spool for reports the database cannot take",
 			d->cfg.state_directory, map_strerror(rc));
+	/* Before the pipeline's thread first asks when to write it. */
+	md_metrics_file_configure(d->cfg.metrics_file, d->cfg.metrics_interval);
 	rc = md_pipeline_start(d->db_path, rc ? NULL : spool_dir, &d->pipe);
 	if (rc) {
 		fprintf(stderr, "mapperd: cannot start the event pipeline: %s\n", strerror(-rc));
+		goto fail;
+	}
+	/* Hooks hear of findings from here on (before the first event). */
+	rc = md_notify_start(d);
+	if (rc) {
+		fprintf(stderr, "mapperd: cannot start the notification hooks: %s\n", strerror(-rc));
 		goto fail;
 	}
 	req_watch.fd = md_pipeline_notify_fd(d->pipe);

@@ -17,6 +17,8 @@
 #include "daemon.h"
 #include "findlog.h"
 #include "log.h"
+#include "metrics_file.h"
+#include "notify.h"
 #include "scheduler.h"
 
 #define MAX_WAIT_MS 60000
@@ -92,8 +94,16 @@ static void *scan_thread(void *arg)
 		rc = map_fs_open(r->mountpoint, &fs);
 	if (rc == 0 && strcmp(map_fs_info(fs)->uuid, r->job.uuid) != 0)
 		rc = -MAP_EUNMOUNTED;
-	if (rc == 0)
+	if (rc == 0) {
+		md_notify_batch_begin(r->mountpoint);
 		rc = map_scan(st, fs, &r->opts, &r->res, &r->holder);
+		/* Findings a scan stored are news even when it stopped early. */
+		md_notify_batch_end(r->job.uuid, r->mountpoint, r->res.new_findings,
+				    rc == 0 ? r->res.open : -1);
+		if (rc == 0 && r->res.open > 0)
+			md_notify_post(MD_NOTIFY_SCAN_DONE, r->job.uuid, r->mountpoint,
+				       r->res.new_findings, r->res.open);
+	}
 	map_fs_close(fs);
 	map_store_close(st);
 	r->rc = rc;
@@ -372,6 +382,7 @@ static void finish(struct md_daemon *d)
 		return;
 	pthread_join(r->thread, NULL);
 	s->run = NULL;
+	md_metrics_file_changed();	/* its scan row, findings, resolved ones */
 	fs = md_fs_by_uuid(d, r->job.uuid);
 	const char *mnt = fs ? fs->mountpoint : r->mountpoint;
 	const char *kind = kind_name(r->job.metadata, r->job.media);

@@ -67,7 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (again.metadata_interval != c.metadata_interval ||
 		    again.media_interval != c.media_interval || again.rate_limit != c.rate_limit ||
 		    again.io_size != c.io_size || again.nfilesystems != c.nfilesystems ||
-		    again.nexclude != c.nexclude ||
+		    again.nexclude != c.nexclude || again.metrics_interval != c.metrics_interval ||
+		    strcmp(again.metrics_file, c.metrics_file) != 0 ||
 		    strcmp(effective_database(&again), effective_database(&c)) != 0)
 			abort();
 		config_free(&again);
@@ -85,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bool b;
 
 		val[strcspn(val, "\n")] = '\0';
-		config_parse_duration(val, &ms);
+		map_parse_duration(val, &ms);
 		map_parse_size(val, &bytes);
 		config_parse_bool(val, &b);
 		free(val);

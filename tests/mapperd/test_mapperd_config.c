@@ -122,6 +122,70 @@ static void test_check_config(void)
 	config_free(&c);
 }
 
+/* Issue 14: metrics_file (default off) and metrics_interval (1s..1h,
+ * default 15s), and --check-config prints both so that they read back. */
+static void test_metrics_keys(void)
+{
+	struct md_config c;
+	char err[512], *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	CHECK_INT(config_load("/nonexistent/mapperd.conf", false, &c, err, sizeof(err)), 0);
+	CHECK_STR(c.metrics_file, "");
+	CHECK_INT(c.metrics_interval, 15000);
+	config_free(&c);
+
+	CHECK_INT(load_text("metrics_file = /var/lib/prometheus/node-exporter/mapper.prom\n"
+			    "metrics_interval = 1m\n", &c, err, sizeof(err)), 0);
+	CHECK_STR(c.metrics_file, "/var/lib/prometheus/node-exporter/mapper.prom");
+	CHECK_INT(c.metrics_interval, 60000);
+	out = open_memstream(&text, &len);
+	REQUIRE(out, "open_memstream");
+	config_print(&c, out);
+	fclose(out);
+	config_free(&c);
+	CHECK(strstr(text, "\nmetrics_file = /var/lib/prometheus/node-exporter/mapper.prom\n"),
+	      "%s", text);
+	CHECK(strstr(text, "\nmetrics_interval = 1m\n"), "%s", text);
+	/* what --check-config printed reads back to the same values */
+	out = fopen(path, "w");
+	REQUIRE(out && fputs(text, out) >= 0 && fclose(out) == 0, "%s", path);
+	free(text);
+	CHECK_INT(config_load(path, true, &c, err, sizeof(err)), 0);
+	CHECK_STR(c.metrics_file, "/var/lib/prometheus/node-exporter/mapper.prom");
+	CHECK_INT(c.metrics_interval, 60000);
+	config_free(&c);
+
+	/* an empty value turns it off, and off prints as a comment that reads back */
+	CHECK_INT(load_text("metrics_file = /x.prom\nmetrics_file =\n", &c, err, sizeof(err)), 0);
+	CHECK_STR(c.metrics_file, "");
+	config_free(&c);
+
+	static const char *const bad[] = {
+		"metrics_file = relative/mapper.prom\n",	/* not absolute */
+		"metrics_interval = 0\n",			/* "never": not an interval */
+		"metrics_interval = off\n",
+		"metrics_interval = 500ms\n",			/* under a second */
+		"metrics_interval = 2h\n",			/* over an hour */
+		"metrics_interval = 15 s\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(load_text(bad[i], &c, err, sizeof(err)), -EINVAL);
+		CHECK(strstr(err, ":1: metrics_") != NULL, "%s: %s", bad[i], err);
+		config_free(&c);
+	}
+	/* a path that leaves no room for its ".tmp" */
+	char *line = malloc(PATH_MAX + 32);
+	REQUIRE(line, "malloc");
+	int n = snprintf(line, PATH_MAX + 32, "metrics_file = /");
+	memset(line + n, 'a', PATH_MAX - 4);
+	snprintf(line + n + PATH_MAX - 4, 8, "\n");
+	CHECK_INT(load_text(line, &c, err, sizeof(err)), -EINVAL);
+	config_free(&c);
+	free(line);
+}
+
 int main(void)
 {
 	struct md_config c;
@@ -134,24 +198,32 @@ int main(void)
 	close(fd);
 
 	/* durations, sizes, booleans */
-	CHECK(config_parse_duration("90s", &ms) == 0 && ms == 90000, "90s");
-	CHECK(config_parse_duration("15m", &ms) == 0 && ms == 900000, "15m");
-	CHECK(config_parse_duration("7d", &ms) == 0 && ms == 7 * 86400000LL, "7d");
-	CHECK(config_parse_duration("2w", &ms) == 0 && ms == 14 * 86400000LL, "2w");
-	CHECK(config_parse_duration("500ms", &ms) == 0 && ms == 500, "500ms");
-	CHECK(config_parse_duration("30", &ms) == 0 && ms == 30000, "bare seconds");
-	CHECK(config_parse_duration("off", &ms) == 0 && ms == 0, "off");
-	CHECK(config_parse_duration("7 days", &ms) == -EINVAL, "7 days");
-	CHECK(config_parse_duration("-1s", &ms) == -EINVAL, "-1s");
-	CHECK(config_parse_duration("99999999999999999999w", &ms) == -EINVAL, "overflow");
+	CHECK(map_parse_duration("90s", &ms) == 0 && ms == 90000, "90s");
+	CHECK(map_parse_duration("15m", &ms) == 0 && ms == 900000, "15m");
+	CHECK(map_parse_duration("7d", &ms) == 0 && ms == 7 * 86400000LL, "7d");
+	CHECK(map_parse_duration("2w", &ms) == 0 && ms == 14 * 86400000LL, "2w");
+	CHECK(map_parse_duration("500ms", &ms) == 0 && ms == 500, "500ms");
+	CHECK(map_parse_duration("30", &ms) == 0 && ms == 30000, "bare seconds");
+	CHECK(map_parse_duration("off", &ms) == 0 && ms == 0, "off");
+	CHECK(map_parse_duration("7 days", &ms) == -EINVAL, "7 days");
+	CHECK(map_parse_duration("-1s", &ms) == -EINVAL, "-1s");
+	CHECK(map_parse_duration("99999999999999999999w", &ms) == -EINVAL, "overflow");
 	CHECK(config_parse_bool("yes", &b) == 0 && b, "yes");
 	CHECK(config_parse_bool("off", &b) == 0 && !b, "off");
 	CHECK(config_parse_bool("maybe", &b) == -EINVAL, "maybe");
 	char d[32];
-	CHECK_STR(config_duration_str(7 * 86400000LL, d, sizeof(d)), "1w");
-	CHECK_STR(config_duration_str(36 * 3600000LL, d, sizeof(d)), "36h");
-	CHECK_STR(config_duration_str(1500, d, sizeof(d)), "1500ms");
-	CHECK_STR(config_duration_str(0, d, sizeof(d)), "off");
+	CHECK_STR(map_duration_str(7 * 86400000LL, d, sizeof(d)), "1w");
+	CHECK_STR(map_duration_str(36 * 3600000LL, d, sizeof(d)), "36h");
+	CHECK_STR(map_duration_str(1500, d, sizeof(d)), "1500ms");
+	CHECK_STR(map_duration_str(0, d, sizeof(d)), "off");
+	CHECK(map_parse_duration("8d", &ms) == 0 && ms == 8 * 86400000LL, "8d");
+	CHECK(map_parse_duration("12h", &ms) == 0 && ms == 12 * 3600000LL, "12h");
+	CHECK(map_parse_duration("90m", &ms) == 0 && ms == 90 * 60000LL, "90m");
+	CHECK(map_parse_duration("", &ms) == -EINVAL, "empty");
+	CHECK(map_parse_duration("8d ", &ms) == -EINVAL, "trailing blank");
+	CHECK(map_parse_duration("1.5h", &ms) == -EINVAL, "fraction");
+	CHECK(map_parse_duration("9223372036854776s", &ms) == -EINVAL, "over INT64_MAX ms");
+	CHECK_STR(map_duration_str(90 * 60000LL, d, sizeof(d)), "90m");
 
 	/* defaults: no file is not an error unless asked for */
 	CHECK_INT(config_load("/nonexistent/mapperd.conf", false, &c, err, sizeof(err)), 0);
@@ -244,6 +316,7 @@ int main(void)
 	test_inline_comments();
 	test_sizes();
 	test_check_config();
+	test_metrics_keys();
 	unlink(path);
 	return check_done();
 }

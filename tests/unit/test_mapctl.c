@@ -3,14 +3,16 @@
  * mapctl as a program, on databases made here through libmap (no kernel
  * needed): names chosen by others reach the terminal escaped, a state change
  * whose COMMIT fails is rolled back without taking the next one with it,
- * and numbers from the command line never wrap (the size parser itself:
- * test_size_parse).
+ * numbers from the command line never wrap (the size parser itself:
+ * test_size_parse), and status is clean only for a filesystem scanned to
+ * completion (recently enough, with --max-age).
  *
  * Usage: test_mapctl PATH-TO-MAPCTL
  */
 #include <errno.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -125,7 +127,7 @@ static void test_status_escapes(void)
 	map_store_close(st);
 	snprintf(args, sizeof(args), "--db %s status", db);
 	struct result *r = run(args);
-	CHECK_INT(r->rc, 0);
+	CHECK_INT(r->rc, 1);	/* never scanned (test_status_max_age) */
 	CHECK(!strchr(r->out, '\x1b') && !strchr(r->out, '\x07'), "raw ESC/BEL in: %s", r->out);
 	CHECK(!strstr(r->out, "\xe2\x80\xae"), "raw U+202E in: %s", r->out);
 	CHECK(!strstr(r->out, "\xc2\x9b"), "raw U+009B in: %s", r->out);
@@ -133,6 +135,104 @@ static void test_status_escapes(void)
 	CHECK(strstr(r->out, "lab\\x1b]0;owned\\x07el"), "label escaped: %s", r->out);
 	CHECK(strstr(r->out, "disk\\xe2\\x80\\xaedcba"), "model escaped: %s", r->out);
 	CHECK(strstr(r->out, "S\\xc2\\x9b31m"), "serial escaped: %s", r->out);
+}
+
+static void add_scan(struct map_store *st, int64_t fs_id, const char *state, bool media,
+		     int64_t finished)
+{
+	struct map_scan_row row;
+
+	memset(&row, 0, sizeof(row));
+	row.fs_id = fs_id;
+	snprintf(row.state, sizeof(row.state), "%s", state);
+	snprintf(row.phase, sizeof(row.phase), "%s", strcmp(state, "complete") ? "media" : "done");
+	row.do_metadata = true;
+	row.do_media = media;
+	row.started = finished - 60;
+	row.finished = strcmp(state, "complete") ? 0 : finished;
+	row.seconds = 60;
+	row.runs = 1;
+	REQUIRE(map_store_scan_insert(st, &row) == 0, "scan_insert");
+}
+
+/* Issue 14: a filesystem never scanned to completion is not clean (it was
+ * exit 0, "nothing open", because nothing was ever looked at); with
+ * --max-age, neither is one whose last complete scan of either kind is
+ * older than that. */
+static void test_status_max_age(void)
+{
+	char db[128], args[256];
+	struct map_store *st = new_db("age.db", db, sizeof(db));
+	int64_t fs_id = add_fs(st, "/mnt/age", "", "", "");
+	int64_t now = (int64_t)time(NULL);
+	struct result *r;
+
+	/* only an interrupted scan: never scanned, with or without --max-age */
+	add_scan(st, fs_id, "interrupted", true, now);
+	snprintf(args, sizeof(args), "--db %s status", db);
+	r = run(args);
+	CHECK_INT(r->rc, 1);
+	CHECK(strstr(r->out, "state: UNVERIFIED - never scanned"), "%s", r->out);
+	CHECK(strstr(r->out, "run 'mapctl scan /mnt/age'"), "%s", r->out);
+	snprintf(args, sizeof(args), "--db %s status --max-age 8d", db);
+	CHECK_INT(run(args)->rc, 1);
+	snprintf(args, sizeof(args), "--db %s status --json", db);
+	r = run(args);
+	CHECK_INT(r->rc, 1);
+	CHECK(strstr(r->out, "\"never_scanned\":true,\"last_complete\":null"), "%s", r->out);
+
+	/* a metadata scan completed ten days ago: scanned, so clean unless
+	 * --max-age is under ten days */
+	add_scan(st, fs_id, "complete", false, now - 10 * 86400);
+	snprintf(args, sizeof(args), "--db %s status", db);
+	r = run(args);
+	CHECK_INT(r->rc, 0);
+	CHECK(!strstr(r->out, "never scanned"), "%s", r->out);
+	snprintf(args, sizeof(args), "--db %s status --max-age 8d", db);
+	r = run(args);
+	CHECK_INT(r->rc, 1);
+	CHECK(strstr(r->out, "last complete scan 10 days ago, older than 8d"), "%s", r->out);
+	snprintf(args, sizeof(args), "--db %s status --max-age 12d", db);
+	CHECK_INT(run(args)->rc, 0);
+	snprintf(args, sizeof(args), "--db %s status --json --max-age 239h", db);
+	r = run(args);
+	CHECK_INT(r->rc, 1);
+	CHECK(strstr(r->out, "\"stale\":true"), "%s", r->out);
+
+	/* a media scan an hour ago: the newest complete one counts */
+	add_scan(st, fs_id, "complete", true, now - 3600);
+	snprintf(args, sizeof(args), "--db %s status --max-age 8d", db);
+	r = run(args);
+	CHECK_INT(r->rc, 0);
+	CHECK(strstr(r->out, "state: OK\n"), "%s", r->out);
+	snprintf(args, sizeof(args), "--db %s status --max-age 90m", db);
+	CHECK_INT(run(args)->rc, 0);
+	snprintf(args, sizeof(args), "--db %s status --max-age 30m", db);
+	r = run(args);
+	CHECK_INT(r->rc, 1);
+	CHECK(strstr(r->out, "state: OK - last complete scan 1 hour ago, older than 30m"), "%s",
+	      r->out);
+	CHECK(strstr(r->out, "action: run 'mapctl scan /mnt/age'"), "%s", r->out);
+
+	/* open findings stay exit 1, and say both */
+	add_finding(st, fs_id, 131, "a.dat");
+	snprintf(args, sizeof(args), "--db %s status --max-age 30m", db);
+	r = run(args);
+	CHECK_INT(r->rc, 1);
+	CHECK(strstr(r->out, "1 open finding: 1 file, 0 metadata; last complete scan"), "%s",
+	      r->out);
+	map_store_close(st);
+
+	/* durations as mapperd.conf takes them, nothing else */
+	snprintf(args, sizeof(args), "--db %s status --max-age 8", db);
+	CHECK_INT(run(args)->rc, 1);	/* bare seconds, as in mapperd.conf */
+	static const char *const bad[] = { "0", "off", "8 d", "-1d", "1.5d", "500ms", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), "--db %s status --max-age '%s'", db, bad[i]);
+		r = run(args);
+		CHECK_INT(r->rc, 2);
+		CHECK(strstr(r->err, "--max-age wants a duration"), "%s: %s", bad[i], r->err);
+	}
 }
 
 /* Issue 12, item 8: the first finding's COMMIT fails (a deferred foreign
@@ -199,6 +299,7 @@ int main(int argc, char **argv)
 	snprintf(dir, sizeof(dir), "/tmp/test_mapctl.XXXXXX");
 	REQUIRE(mkdtemp(dir), "mkdtemp");
 	test_status_escapes();
+	test_status_max_age();
 	test_resolve_failed_commit();
 	test_locate_wrap();
 	int rc = check_done();

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Notifications: what a hook is told, kept in a bounded queue until the main
+ * thread runs the hooks.  A post of a kind already waiting for the same
+ * filesystem merges into it (counts add up, findings append), so a burst of
+ * reports costs one run of the hooks and one slot of the queue.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "notify_queue.h"
+
+const char *md_notify_event_name(enum md_notify_event ev)
+{
+	switch (ev) {
+	case MD_NOTIFY_DAMAGE: return "damage";
+	case MD_NOTIFY_SCAN_DONE: return "scan-done";
+	case MD_NOTIFY_SHUTDOWN: return "shutdown";
+	case MD_NOTIFY_REPORTS_LOST: return "reports-lost";
+	}
+	return "unknown";
+}
+
+struct md_notification *md_notification_new(enum md_notify_event ev, const char *uuid,
+					     const char *mountpoint, int new_findings,
+					     int open_findings, int64_t time)
+{
+	struct md_notification *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->event = ev;
+	snprintf(n->uuid, sizeof(n->uuid), "%s", uuid ? uuid : "");
+	snprintf(n->mountpoint, sizeof(n->mountpoint), "%s", mountpoint ? mountpoint : "");
+	n->new_findings = new_findings;
+	n->open_findings = open_findings;
+	n->time = time;
+	return n;
+}
+
+void md_notification_free(struct md_notification *n)
+{
+	if (!n)
+		return;
+	free(n->json);
+	free(n);
+}
+
+/* A growing text buffer as a map_json sink; fails sticky. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void sbuf_put(void *ctx, const char *text, size_t len)
+{
+	struct sbuf *b = ctx;
+
+	if (b->failed)
+		return;
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 512;
+
+		while (cap < b->len + len + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			b->failed = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, text, len);
+	b->len += len;
+	b->p[b->len] = '\0';
+}
+
+void md_notification_add_finding(struct md_notification *n, const struct map_finding *f)
+{
+	struct sbuf b = { 0 };
+	struct map_json j;
+
+	if (n->json_omitted) {
+		n->json_omitted++;	/* full already: a scan's thousands cost nothing */
+		return;
+	}
+	map_json_start(&j, sbuf_put, &b);
+	map_json_obj(&j, NULL);
+	map_json_int(&j, "id", f->id);
+	map_json_str(&j, "source", f->source);
+	map_json_str(&j, "kind", f->kind);
+	if (f->ino) {
+		map_json_uint(&j, "ino", f->ino);
+		map_json_uint(&j, "gen", f->gen);
+	}
+	if (f->has_range) {
+		map_json_uint(&j, "physical", f->physical);
+		map_json_uint(&j, "length", f->length);
+	}
+	if (f->fork[0])
+		map_json_str(&j, "fork", f->fork);
+	if (f->has_offset)
+		map_json_uint(&j, "offset", f->offset);
+	if (f->detail[0])
+		map_json_str(&j, "detail", f->detail);
+	map_json_arr(&j, "paths");
+	for (size_t i = 0; i < f->npaths; i++) {
+		char path[PATH_MAX * 2];
+		const char *rel = f->paths[i];
+
+		/* Stored relative to the mount root; hooks want whole paths. */
+		snprintf(path, sizeof(path), "%s%s%s", strcmp(n->mountpoint, "/") ? n->mountpoint : "",
+			 rel[0] == '/' ? "" : "/", rel);
+		map_json_str(&j, NULL, path);
+	}
+	map_json_end_arr(&j);
+	map_json_end_obj(&j);
+	if (b.failed || n->json_len + b.len + 1 > MD_NOTIFY_JSON_MAX) {
+		n->json_omitted++;
+		free(b.p);
+		return;
+	}
+	struct sbuf all = { .p = n->json, .len = n->json_len, .cap = n->json ? n->json_len + 1 : 0 };
+	if (all.len)
+		sbuf_put(&all, ",", 1);
+	sbuf_put(&all, b.p, b.len);
+	free(b.p);
+	if (all.failed) {
+		n->json_omitted++;
+		if (all.p && all.len && all.p[all.len - 1] == ',')
+			all.p[--all.len] = '\0';
+	} else {
+		n->json_findings++;
+	}
+	n->json = all.p;
+	n->json_len = all.len;
+}
+
+int md_notification_json(const struct md_notification *n, char **out, size_t *len)
+{
+	struct sbuf b = { 0 };
+	struct map_json j;
+
+	map_json_start(&j, sbuf_put, &b);
+	map_json_obj(&j, NULL);
+	map_json_str(&j, "event", md_notify_event_name(n->event));
+	map_json_str(&j, "uuid", n->uuid);
+	map_json_str(&j, "mountpoint", n->mountpoint);
+	map_json_int(&j, "time", n->time);
+	map_json_int(&j, "new_findings", n->new_findings);
+	map_json_int(&j, "open_findings", n->open_findings);
+	map_json_uint(&j, "findings_omitted", n->json_omitted);
+	map_json_end_obj(&j);
+	if (b.failed || b.len < 1) {
+		free(b.p);
+		return -ENOMEM;
+	}
+	/* Put the findings array in before the closing brace. */
+	b.p[--b.len] = '\0';
+	sbuf_put(&b, ",\"findings\":[", 13);
+	if (n->json_len)
+		sbuf_put(&b, n->json, n->json_len);
+	sbuf_put(&b, "]}\n", 3);
+	if (b.failed) {
+		free(b.p);
+		return -ENOMEM;
+	}
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}
+
+/* ---- the queue ---- */
+
+static void merge(struct md_notification *into, struct md_notification *n)
+{
+	into->new_findings += n->new_findings;
+	into->open_findings = n->open_findings;
+	into->time = n->time;
+	into->merged++;
+	into->json_omitted += n->json_omitted;
+	if (n->json_len) {
+		if (into->json_len + n->json_len + 1 > MD_NOTIFY_JSON_MAX) {
+			into->json_omitted += n->json_findings;
+		} else {
+			struct sbuf b = { .p = into->json, .len = into->json_len,
+					  .cap = into->json ? into->json_len + 1 : 0 };
+
+			if (b.len)
+				sbuf_put(&b, ",", 1);
+			sbuf_put(&b, n->json, n->json_len);
+			if (b.failed) {
+				into->json_omitted += n->json_findings;
+				if (b.p && b.len && b.p[b.len - 1] == ',')
+					b.p[--b.len] = '\0';
+			} else {
+				into->json_findings += n->json_findings;
+			}
+			into->json = b.p;
+			into->json_len = b.len;
+		}
+	}
+	md_notification_free(n);
+}
+
+int md_notify_queue_push(struct md_notify_queue *q, struct md_notification *n)
+{
+	size_t max = q->max ? q->max : MD_NOTIFY_QUEUE_MAX;
+
+	for (struct md_notification *w = q->head; w; w = w->next) {
+		if (w->event == n->event && strcmp(w->uuid, n->uuid) == 0) {
+			merge(w, n);
+			return 1;
+		}
+	}
+	if (q->n >= max) {
+		q->dropped++;
+		md_notification_free(n);
+		return -ENOSPC;
+	}
+	n->next = NULL;
+	if (q->tail)
+		q->tail->next = n;
+	else
+		q->head = n;
+	q->tail = n;
+	q->n++;
+	return 0;
+}
+
+struct md_notification *md_notify_queue_pop(struct md_notify_queue *q)
+{
+	struct md_notification *n = q->head;
+
+	if (!n)
+		return NULL;
+	q->head = n->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->n--;
+	n->next = NULL;
+	return n;
+}
+
+size_t md_notify_queue_clear(struct md_notify_queue *q)
+{
+	size_t count = 0;
+	struct md_notification *n;
+
+	while ((n = md_notify_queue_pop(q)) != NULL) {
+		md_notification_free(n);
+		count++;
+	}
+	return count;
+}
