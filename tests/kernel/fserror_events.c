@@ -22,7 +22,8 @@
  * - an unreadable directory block and an unreadable inode btree block yield
  *   an EIO event without a file; a directory block that fails its verifier
  *   yields EFSCORRUPTED with the directory's handle;
- * - XFS_IOC_GOINGDOWN yields one ESHUTDOWN event;
+ * - XFS_IOC_GOINGDOWN yields one ESHUTDOWN event, and so does a log write
+ *   that fails (every block of the log fails its next writes);
  * - unmounting with an event queued is safe, and the event stays readable;
  * - a report still on its way when the unmount starts, and the failed
  *   writeback of a block written without fsync (unmount's own sync writes
@@ -727,6 +728,41 @@ static void shutdown_event(void)
 	kt_umount(MNT);
 }
 
+/*
+ * A log write fails (every block of the internal log fails its next writes): the next fsync shuts the filesystem down, and the
+ * listener gets the shutdown (patch 17: that shutdown went unreported).
+ */
+static void log_write_shutdown(void)
+{
+	struct xfs_fsop_geom geo;
+	unsigned int agblklog = 0;
+	char path[64];
+
+	kt_mount(DEV, MNT, NULL);
+	int fan = kt_fserror_listen(MNT);
+	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	kt_geometry(fd, &geo);
+	close(fd);
+	while ((1ULL << agblklog) < geo.agblocks)
+		agblklog++;
+	uint64_t agno = geo.logstart >> agblklog;
+	uint64_t first = agno * geo.agblocks + (geo.logstart & ((1ULL << agblklog) - 1));
+	printf("internal log: %u blocks from block %llu\n", geo.logblocks,
+	       (unsigned long long)first);
+	/* 3 failures per block: dm-dust also counts the empty cache flush that
+	 * goes ahead of a log write (REQ_PREFLUSH) as a write to that block,
+	 * and with 1 the log write itself went through. */
+	kt_dust_add_range(DUST, first, geo.logblocks, 3);
+	snprintf(path, sizeof(path), MNT "/after-the-log-broke");
+	fd = kt_open(path, O_WRONLY | O_CREAT);
+	errno = 0;
+	CHECK(fsync(fd) < 0, "fsync with a log that cannot be written succeeded");
+	close(fd);
+	expect_event(fan, "log write failed", ESHUTDOWN, NULL);
+	close(fan);
+	kt_umount(MNT);
+}
+
 int main(int argc, char **argv)
 {
 	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
@@ -770,6 +806,7 @@ int main(int argc, char **argv)
 
 	unmount_with_events();
 	shutdown_event();
+	log_write_shutdown();
 
 	kt_dust_remove(DUST);
 	CHECK_INT(vt_kernel_log_problems(), 0);

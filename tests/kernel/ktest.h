@@ -63,6 +63,8 @@ void kt_dust_remove(const char *name);
 /* Reads of 4 KiB block @blk fail once enabled; a write fails @write_fails
  * times first, then clears the block. */
 void kt_dust_add(const char *name, uint64_t blk, unsigned int write_fails);
+void kt_dust_add_range(const char *name, uint64_t first, uint64_t count,
+		       unsigned int write_fails);
 void kt_dust_enable(const char *name, bool on);
 
 #endif
