@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "notify_queue.h"
+#include "textbuf.h"
 
 const char *md_notify_event_name(enum md_notify_event ev)
 {
@@ -49,47 +50,36 @@ void md_notification_free(struct md_notification *n)
 	free(n);
 }
 
-/* A growing text buffer as a map_json sink; fails sticky. */
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void sbuf_put(void *ctx, const char *text, size_t len)
+/*
+ * Append @items (@len bytes of comma-separated JSON objects) to @n's findings
+ * array text.  False, with @n's text as it was, when there is no memory.
+ */
+static bool json_append(struct md_notification *n, const char *items, size_t len)
 {
-	struct sbuf *b = ctx;
+	struct md_buf all = { .p = n->json, .len = n->json_len,
+			      .cap = n->json ? n->json_len + 1 : 0 };
 
-	if (b->failed)
-		return;
-	if (b->len + len + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 512;
-
-		while (cap < b->len + len + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->failed = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	md_buf_printf(&all, "%s%.*s", all.len ? "," : "", (int)len, items);
+	n->json = all.p;
+	if (all.failed) {
+		if (n->json)
+			n->json[n->json_len] = '\0';
+		return false;
 	}
-	memcpy(b->p + b->len, text, len);
-	b->len += len;
-	b->p[b->len] = '\0';
+	n->json_len = all.len;
+	return true;
 }
 
 void md_notification_add_finding(struct md_notification *n, const struct map_finding *f)
 {
-	struct sbuf b = { 0 };
+	struct md_buf b = { 0 };
 	struct map_json j;
 
 	if (n->json_omitted) {
 		n->json_omitted++;	/* full already: a scan's thousands cost nothing */
 		return;
 	}
-	map_json_start(&j, sbuf_put, &b);
+	md_json_start(&j, &b);
 	map_json_obj(&j, NULL);
 	map_json_int(&j, "id", f->id);
 	map_json_str(&j, "source", f->source);
@@ -122,31 +112,22 @@ void md_notification_add_finding(struct md_notification *n, const struct map_fin
 	map_json_end_obj(&j);
 	if (b.failed || n->json_len + b.len + 1 > MD_NOTIFY_JSON_MAX) {
 		n->json_omitted++;
-		free(b.p);
+		md_buf_free(&b);
 		return;
 	}
-	struct sbuf all = { .p = n->json, .len = n->json_len, .cap = n->json ? n->json_len + 1 : 0 };
-	if (all.len)
-		sbuf_put(&all, ",", 1);
-	sbuf_put(&all, b.p, b.len);
-	free(b.p);
-	if (all.failed) {
-		n->json_omitted++;
-		if (all.p && all.len && all.p[all.len - 1] == ',')
-			all.p[--all.len] = '\0';
-	} else {
+	if (json_append(n, b.p, b.len))
 		n->json_findings++;
-	}
-	n->json = all.p;
-	n->json_len = all.len;
+	else
+		n->json_omitted++;
+	md_buf_free(&b);
 }
 
 int md_notification_json(const struct md_notification *n, char **out, size_t *len)
 {
-	struct sbuf b = { 0 };
+	struct md_buf b = { 0 };
 	struct map_json j;
 
-	map_json_start(&j, sbuf_put, &b);
+	md_json_start(&j, &b);
 	map_json_obj(&j, NULL);
 	map_json_str(&j, "event", md_notify_event_name(n->event));
 	map_json_str(&j, "uuid", n->uuid);
@@ -157,17 +138,14 @@ int md_notification_json(const struct md_notification *n, char **out, size_t *le
 	map_json_uint(&j, "findings_omitted", n->json_omitted);
 	map_json_end_obj(&j);
 	if (b.failed || b.len < 1) {
-		free(b.p);
+		md_buf_free(&b);
 		return -ENOMEM;
 	}
 	/* Put the findings array in before the closing brace. */
 	b.p[--b.len] = '\0';
-	sbuf_put(&b, ",\"findings\":[", 13);
-	if (n->json_len)
-		sbuf_put(&b, n->json, n->json_len);
-	sbuf_put(&b, "]}\n", 3);
+	md_buf_printf(&b, ",\"findings\":[%.*s]}\n", (int)n->json_len, n->json ? n->json : "");
 	if (b.failed) {
-		free(b.p);
+		md_buf_free(&b);
 		return -ENOMEM;
 	}
 	*out = b.p;
@@ -187,22 +165,10 @@ static void merge(struct md_notification *into, struct md_notification *n)
 	if (n->json_len) {
 		if (into->json_len + n->json_len + 1 > MD_NOTIFY_JSON_MAX) {
 			into->json_omitted += n->json_findings;
+		} else if (json_append(into, n->json, n->json_len)) {
+			into->json_findings += n->json_findings;
 		} else {
-			struct sbuf b = { .p = into->json, .len = into->json_len,
-					  .cap = into->json ? into->json_len + 1 : 0 };
-
-			if (b.len)
-				sbuf_put(&b, ",", 1);
-			sbuf_put(&b, n->json, n->json_len);
-			if (b.failed) {
-				into->json_omitted += n->json_findings;
-				if (b.p && b.len && b.p[b.len - 1] == ',')
-					b.p[--b.len] = '\0';
-			} else {
-				into->json_findings += n->json_findings;
-			}
-			into->json = b.p;
-			into->json_len = b.len;
+			into->json_omitted += n->json_findings;
 		}
 	}
 	md_notification_free(n);
