@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Findings the host unit tests put into a real store. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "check.h"
 #include "store_fixture.h"
@@ -25,4 +27,31 @@ int64_t sf_add_finding(struct map_store *st, int64_t fs_id, const char *kind, ui
 	REQUIRE(map_store_finding_record(st, 0, &f, NULL) == 0, "finding_record");
 	map_finding_clear(&f);
 	return f.id;
+}
+
+void sf_slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+}
+
+struct sf_result *sf_run_mapctl(const char *mapctl, const char *dir, const char *prefix,
+				const char *args)
+{
+	static struct sf_result r;
+	char cmd[1024], out[128], err[128];
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(err, sizeof(err), "%s/err", dir);
+	snprintf(cmd, sizeof(cmd), "%s%s%s %s >%s 2>%s </dev/null", prefix ? prefix : "",
+		 prefix ? "; " : "", mapctl, args, out, err);
+	int st = system(cmd);
+	r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	sf_slurp(out, r.out, sizeof(r.out));
+	sf_slurp(err, r.err, sizeof(r.err));
+	return &r;
 }

@@ -23,35 +23,10 @@
 static const char *mapctl;
 static char dir[64];
 
-struct result {
-	int rc;
-	char out[16384], err[4096];
-};
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-}
-
 /* Run mapctl with @args (shell words), collecting its exit status and output. */
-static struct result *run(const char *args)
+static struct sf_result *run(const char *args)
 {
-	static struct result r;
-	char cmd[1024], out[128], err[128];
-
-	snprintf(out, sizeof(out), "%s/out", dir);
-	snprintf(err, sizeof(err), "%s/err", dir);
-	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s </dev/null", mapctl, args, out, err);
-	int st = system(cmd);
-	r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	slurp(out, r.out, sizeof(r.out));
-	slurp(err, r.err, sizeof(r.err));
-	return &r;
+	return sf_run_mapctl(mapctl, dir, NULL, args);
 }
 
 static struct map_store *new_db(const char *name, char *path, size_t len)
@@ -126,7 +101,7 @@ static void test_status_escapes(void)
 	       "S\xc2\x9b" "31m");
 	map_store_close(st);
 	snprintf(args, sizeof(args), "--db %s status", db);
-	struct result *r = run(args);
+	struct sf_result *r = run(args);
 	CHECK_INT(r->rc, 1);	/* never scanned (test_status_max_age) */
 	CHECK(!strchr(r->out, '\x1b') && !strchr(r->out, '\x07'), "raw ESC/BEL in: %s", r->out);
 	CHECK(!strstr(r->out, "\xe2\x80\xae"), "raw U+202E in: %s", r->out);
@@ -165,7 +140,7 @@ static void test_status_max_age(void)
 	struct map_store *st = new_db("age.db", db, sizeof(db));
 	int64_t fs_id = add_fs(st, "/mnt/age", "", "", "");
 	int64_t now = (int64_t)time(NULL);
-	struct result *r;
+	struct sf_result *r;
 
 	/* only an interrupted scan: never scanned, with or without --max-age */
 	add_scan(st, fs_id, "interrupted", true, now);
@@ -257,7 +232,7 @@ static void test_resolve_failed_commit(void)
 
 	snprintf(args, sizeof(args), "--db %s resolve --note test %lld %lld", db, (long long)bad,
 		 (long long)good);
-	struct result *r = run(args);
+	struct sf_result *r = run(args);
 	CHECK_INT(r->rc, 2);
 	CHECK(strstr(r->err, "finding #"), "the failure is reported: %s", r->err);
 	snprintf(text, sizeof(text), "SELECT state = 'open' FROM findings WHERE id = %lld",
@@ -281,7 +256,7 @@ static void test_locate_wrap(void)
 	char args[256];
 
 	snprintf(args, sizeof(args), "--db %s/none.db locate / 36028797018963968", dir);
-	struct result *r = run(args);
+	struct sf_result *r = run(args);
 	CHECK_INT(r->rc, 2);
 	CHECK(strstr(r->err, "past the end of any device"), "stderr: %s", r->err);
 	snprintf(args, sizeof(args), "--db %s/none.db locate / 18446744073709551615", dir);

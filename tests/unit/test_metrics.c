@@ -26,36 +26,10 @@
 static const char *mapctl;
 static char dir[64];
 
-struct result {
-	int rc;
-	char out[16384], err[4096];
-};
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-}
-
 /* Run "[PREFIX; ]mapctl ARGS" in a shell, collecting exit status and output. */
-static struct result *run(const char *prefix, const char *args)
+static struct sf_result *run(const char *prefix, const char *args)
 {
-	static struct result r;
-	char cmd[1024], out[128], err[128];
-
-	snprintf(out, sizeof(out), "%s/out", dir);
-	snprintf(err, sizeof(err), "%s/err", dir);
-	snprintf(cmd, sizeof(cmd), "%s%s%s %s >%s 2>%s </dev/null", prefix ? prefix : "",
-		 prefix ? "; " : "", mapctl, args, out, err);
-	int st = system(cmd);
-	r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	slurp(out, r.out, sizeof(r.out));
-	slurp(err, r.err, sizeof(r.err));
-	return &r;
+	return sf_run_mapctl(mapctl, dir, prefix, args);
 }
 
 static int64_t add_fs(struct map_store *st, const char *uuid, const char *mnt, const char *label)
@@ -281,7 +255,7 @@ static void test_stdout(const char *db, const char *copy)
 	char args[256];
 
 	snprintf(args, sizeof(args), "--db %s metrics", db);
-	struct result *r = run(NULL, args);
+	struct sf_result *r = run(NULL, args);
 	CHECK_INT(r->rc, 0);
 	CHECK(r->err[0] == '\0', "stderr: %s", r->err);
 	check_lines(r->out);
@@ -305,16 +279,16 @@ static void test_output(const char *db)
 	REQUIRE(symlink(victim, tmp) == 0, "symlink");
 
 	snprintf(args, sizeof(args), "--db %s metrics --output %s", db, prom);
-	struct result *r = run("umask 077", args);
+	struct sf_result *r = run("umask 077", args);
 	CHECK_INT(r->rc, 0);
 	CHECK(r->out[0] == '\0', "nothing on stdout: %s", r->out);
 	CHECK(r->err[0] == '\0', "stderr: %s", r->err);
 	REQUIRE(stat(prom, &sb) == 0, "stat %s", prom);
 	CHECK((sb.st_mode & 07777) == 0644, "mode %o", (unsigned int)(sb.st_mode & 07777));
 	CHECK(lstat(tmp, &sb) < 0 && errno == ENOENT, "%s is left", tmp);
-	slurp(prom, got, sizeof(got));
+	sf_slurp(prom, got, sizeof(got));
 	check_lines(got);
-	slurp(victim, got, sizeof(got));
+	sf_slurp(victim, got, sizeof(got));
 	CHECK_STR(got, "precious\n");
 
 	/* A folder that cannot be written: exit 2, FILE untouched. */
@@ -339,7 +313,7 @@ static void check_events_line(const char *db, int n)
 	char args[256], want[256];
 
 	snprintf(args, sizeof(args), "--db %s metrics", db);
-	struct result *r = run(NULL, args);
+	struct sf_result *r = run(NULL, args);
 	CHECK_INT(r->rc, 0);
 	snprintf(want, sizeof(want), "\nmapper_events_total{" A ",source=\"fanotify\"} %d\n", n);
 	CHECK(strstr(r->out, want), "want %s in:\n%s", want + 1, r->out);
@@ -377,7 +351,7 @@ static void test_empty(void)
 	REQUIRE(map_store_open(db, 0, &st) == 0, "open");
 	map_store_close(st);
 	snprintf(args, sizeof(args), "--db %s metrics", db);
-	struct result *r = run(NULL, args);
+	struct sf_result *r = run(NULL, args);
 	CHECK_INT(r->rc, 0);
 	int help = 0, type = 0, samples = 0;
 	for (const char *p = r->out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
