@@ -146,6 +146,27 @@ static int set_path(char *dst, size_t len, const char *v)
 	return 0;
 }
 
+/* A path, or "" for none (the feature is off). */
+static int set_optional_path(char *dst, size_t len, const char *v)
+{
+	if (!v[0]) {
+		dst[0] = '\0';
+		return 0;
+	}
+	return set_path(dst, len, v);
+}
+
+/* A duration from @lo_ms to @hi_ms. */
+static int set_duration_between(int64_t *dst, const char *v, int64_t lo_ms, int64_t hi_ms)
+{
+	int64_t ms;
+
+	if (map_parse_duration(v, &ms) || ms < lo_ms || ms > hi_ms)
+		return -EINVAL;
+	*dst = ms;
+	return 0;
+}
+
 /* Apply one key; a message for the user in @why on failure. */
 static int apply(struct md_config *c, const char *key, const char *val, const char **why)
 {
@@ -224,42 +245,25 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 		return set_path(c->control_socket, sizeof(c->control_socket), val);
 	if (!strcmp(key, "state_directory"))
 		return set_path(c->state_directory, sizeof(c->state_directory), val);
-	if (!strcmp(key, "notify_directory")) {
-		if (!val[0]) {
-			c->notify_directory[0] = '\0';	/* no hooks */
-			return 0;
-		}
-		return set_path(c->notify_directory, sizeof(c->notify_directory), val);
-	}
+	if (!strcmp(key, "notify_directory"))	/* "": no hooks */
+		return set_optional_path(c->notify_directory, sizeof(c->notify_directory), val);
 	if (!strcmp(key, "notify_timeout")) {
 		/* A hook must end: no "off".  A day at most, which is already
 		 * no timeout for a notification. */
 		*why = "wants a duration from 1s to 1d, such as 30s or 2m";
-		int64_t ms;
-		if (map_parse_duration(val, &ms) || ms < MS_PER_S || ms > 86400 * MS_PER_S)
-			return -EINVAL;
-		c->notify_timeout = ms;
-		return 0;
+		return set_duration_between(&c->notify_timeout, val, MS_PER_S, 86400 * MS_PER_S);
 	}
-	if (!strcmp(key, "metrics_file")) {
-		if (!val[0]) {
-			c->metrics_file[0] = '\0';	/* no textfile written */
-			return 0;
-		}
+	if (!strcmp(key, "metrics_file")) {	/* "": no textfile written */
 		/* room for the ".tmp" it is written through */
 		if (strlen(val) + 4 >= sizeof(c->metrics_file))
 			return -EINVAL;
-		return set_path(c->metrics_file, sizeof(c->metrics_file), val);
+		return set_optional_path(c->metrics_file, sizeof(c->metrics_file), val);
 	}
 	if (!strcmp(key, "metrics_interval")) {
 		/* At least a second: each write reads the whole store's figures.
 		 * At most an hour: an older file says less than no file. */
 		*why = "wants a duration from 1s to 1h, such as 15s or 1m";
-		int64_t ms;
-		if (map_parse_duration(val, &ms) || ms < MS_PER_S || ms > 3600 * MS_PER_S)
-			return -EINVAL;
-		c->metrics_interval = ms;
-		return 0;
+		return set_duration_between(&c->metrics_interval, val, MS_PER_S, 3600 * MS_PER_S);
 	}
 	if (!strcmp(key, "control_group")) {
 		*why = "names no group of this system";
