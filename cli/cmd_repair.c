@@ -35,11 +35,14 @@ static int collect(const struct map_finding *f, void *arg)
 }
 
 /*
- * One scrub call on the object of @it.  Rebuilding an inode cluster gives
- * the other rebuilt inodes of the cluster new generations (their old ones
- * were in the unreadable sectors), so a recorded generation that no longer
- * matches is dropped and the call made again for whatever the inode number
- * holds now; a repair only ever rebuilds metadata of what is there.
+ * One scrub call on the object of @it.  The kernel takes an inode only with
+ * its exact generation, and the one recorded may be stale or unknown (0):
+ * an inode whose cluster could not be read had none to record, and a
+ * cluster rebuild gives the inodes it rebuilds new generations.  So on
+ * ENOENT the call is made once more with the generation the inode has now;
+ * a repair only ever rebuilds the metadata of what is there.  (The first
+ * call is not wasted: when the cluster could not be read the kernel
+ * rebuilds it before it looks at the generation.)
  */
 static int scrub_object(struct map_fs *fs, struct plan_item *it, uint32_t type, uint32_t iflags,
 			uint32_t *oflags)
@@ -47,13 +50,14 @@ static int scrub_object(struct map_fs *fs, struct plan_item *it, uint32_t type, 
 	const struct map_scrub_type_info *t = map_scrub_type(type);
 	uint32_t agno = t->scope == MAP_SCOPE_AG ? (uint32_t)(it->f.agno < 0 ? 0 : it->f.agno) : 0;
 	uint64_t ino = t->scope == MAP_SCOPE_INODE ? it->f.ino : 0;
-	uint32_t gen = t->scope == MAP_SCOPE_INODE ? it->f.gen : 0;
+	uint32_t gen = t->scope == MAP_SCOPE_INODE ? it->f.gen : 0, now;
 	int rc = map_scrub_call(map_fs_fd(fs), type, agno, ino, gen, iflags, oflags);
 
-	if (rc == -ENOENT && gen) {
-		rc = map_scrub_call(map_fs_fd(fs), type, agno, ino, 0, iflags, oflags);
+	if (rc == -ENOENT && ino && map_inode_generation(fs, ino, &now) == 0 && now != gen) {
+		*oflags = 0;
+		rc = map_scrub_call(map_fs_fd(fs), type, agno, ino, now, iflags, oflags);
 		if (rc != -ENOENT)
-			it->f.gen = 0;
+			it->f.gen = now;
 	}
 	return rc;
 }
@@ -146,7 +150,9 @@ static const char *what_was_lost(const struct plan_item *it, const struct plan_s
 		return NULL;
 	switch (s->type) {
 	case XFS_SCRUB_TYPE_INODE:
-		return "the inode was rebuilt: its size, mode, owner and times are approximate";
+		/* Its neighbours in the cluster are kept as they were. */
+		return it->on_lost_sector ? "the inode was rebuilt: its size, mode, owner and "
+					    "times are approximate" : NULL;
 	case XFS_SCRUB_TYPE_XATTR:
 		return "the extended attributes stored in the unreadable blocks were dropped";
 	case XFS_SCRUB_TYPE_SYMLINK:
@@ -170,11 +176,19 @@ static void settle(struct plan_item *it, const struct map_geometry *geo)
 		struct plan_step *s = &it->steps[k];
 		const char *lost = NULL;
 
-		if (s->outcome == OUTCOME_HEALED || s->outcome == OUTCOME_LOST)
+		/* An inode on a lost sector that needed nothing was rebuilt
+		 * already, with its cluster, by the step of a neighbour. */
+		if (s->outcome == OUTCOME_HEALED || s->outcome == OUTCOME_LOST ||
+		    (s->outcome == OUTCOME_NOT_NEEDED && s->type == XFS_SCRUB_TYPE_INODE &&
+		     it->on_lost_sector))
 			lost = what_was_lost(it, s, geo);
 		if (lost) {
-			if (s->outcome == OUTCOME_HEALED)
+			if (s->outcome != OUTCOME_LOST) {
 				s->outcome = OUTCOME_LOST;
+				if (!s->rebuilt)
+					snprintf(s->detail, sizeof(s->detail), "%s",
+						 "inode: rebuilt with its cluster by an earlier step");
+			}
 			if (!it->lost[0])
 				snprintf(it->lost, sizeof(it->lost), "%s", lost);
 		}

@@ -198,7 +198,11 @@ int repair_plan_add(struct repair_plan *p, const struct repair_caps *caps,
 		if (map_finding_add_path(&it->f, f->paths[i]))
 			return -ENOMEM;
 	it->unreadable = finding_unreadable(f);
-	it->on_lost_sector = f->ino && inode_in_range(&caps->geo, f->ino, f);
+	/* The neighbours of a lost inode in its cluster (flagged so by
+	 * map_locate) are unreadable only because the cluster is read whole:
+	 * the rebuild keeps them as they are. */
+	it->on_lost_sector = f->ino && inode_in_range(&caps->geo, f->ino, f) &&
+			     !(f->flags & MAP_OWNER_F_CLUSTER);
 	for (int k = 0; k < n; k++) {
 		struct plan_step *s = &it->steps[k];
 

@@ -258,3 +258,13 @@ int map_open_inode(struct map_fs *fs, uint64_t ino, uint32_t gen, int flags)
 {
 	return map_open_by_ino(fs, ino, gen, flags);
 }
+
+int map_inode_generation(struct map_fs *fs, uint64_t ino, uint32_t *gen)
+{
+	struct xfs_bulkstat bs;
+	int rc = map_bulkstat_one(fs, ino, &bs);
+
+	if (rc == 0)
+		*gen = bs.bs_gen;
+	return rc;
+}

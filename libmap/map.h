@@ -125,6 +125,9 @@ int map_fs_check_mounted(const struct map_fs *fs);
 /* Open inode @ino (generation @gen) of @fs by handle, O_RDONLY | @flags;
  * a descriptor or a negative errno (-ESTALE: that inode is gone or reused). */
 int map_open_inode(struct map_fs *fs, uint64_t ino, uint32_t gen, int flags);
+/* The generation inode @ino has now (bulkstat): 0, -ENOENT when it is not
+ * allocated, or another negative errno (-EIO: its cluster cannot be read). */
+int map_inode_generation(struct map_fs *fs, uint64_t ino, uint32_t *gen);
 /* Fill geometry from a raw struct xfs_fsop_geom (exposed for unit tests). */
 void map_geometry_from_xfs(struct map_geometry *geo, const void *xfs_fsop_geom);
 
@@ -378,6 +381,7 @@ struct map_resolve_stats {
 	uint64_t pptr_lookups;		/* targets asked GETPARENTS for their names */
 	uint64_t pptr_fallbacks;	/* of those, or unreadable ones, looked up in
 					 * the directories instead */
+	uint64_t dcache_hits;		/* targets named by the kernel's dentry cache */
 };
 
 /*

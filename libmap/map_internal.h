@@ -52,6 +52,12 @@ int map_fs_load_fshandle(struct map_fs *fs);
 /* Open inode @ino/@gen by handle (O_RDONLY | flags); fd or -errno. */
 int map_open_by_ino(struct map_fs *fs, uint64_t ino, uint32_t gen, int flags);
 
+/* ---- path_hint.c ---- */
+/* The path of @ino/@gen relative to the mount root, from the dentry cache,
+ * checked to lead to @ino: 0 with *relpath (caller frees), -ENOENT when the
+ * cache has no usable name, or another -errno. */
+int map_path_hint(struct map_fs *fs, uint64_t ino, uint32_t gen, char **relpath);
+
 /* ---- file_ranges.c: GETBMAPX ---- */
 /* Every mapped extent (no holes, no delayed allocations) of one fork of an
  * open file; a nonzero return from @fn stops the walk and is returned. */

@@ -9,6 +9,10 @@
  * directories are read nearest-inode-number first, and once a name is found
  * its ancestors are read next (each directory's ".." says which).  Memory
  * grows with the number of directories, never with the number of files.
+ *
+ * Before any of that, a target with a single name takes it from the dentry
+ * cache when the cache has it (path_hint.c): the usual case for a file whose
+ * read just failed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -193,6 +197,17 @@ static int read_dir(struct resolve *r, uint64_t dir, struct dirinfo *info)
 
 	info->read = true;
 	r->stats->dirs_read++;
+	/* Seen only as an entry so far: bulkstat can usually still give its
+	 * generation, and a handle needs no ancestor to be named yet (reading
+	 * it by path now, before its ancestors are known, would lose it). */
+	if (info->by_path) {
+		struct xfs_bulkstat bs;
+
+		if (map_bulkstat_one(r->fs, dir, &bs) == 0 && S_ISDIR(bs.bs_mode)) {
+			info->gen = bs.bs_gen;
+			info->by_path = false;
+		}
+	}
 	if (info->by_path) {
 		char *path = map_dirmap_path(r->dm, dir);
 
@@ -688,7 +703,7 @@ static int resolve_pptr(struct resolve *r)
 		bool is_root;
 		int rc = 0;
 
-		if (t->needed == 0 || ino == r->fs->root_ino)
+		if (t->needed == 0 || t->found >= t->needed || ino == r->fs->root_ino)
 			continue;
 		if (!p->unreadable) {
 			r->stats->pptr_lookups++;
@@ -709,6 +724,40 @@ static int resolve_pptr(struct resolve *r)
 }
 
 /* ---- entry point ---- */
+
+/*
+ * Targets with exactly one name (a file with one link, or a directory) take
+ * it from the dentry cache when it is there and checks out: a reader's EIO
+ * names a file whose path was just looked up, so the usual event needs no
+ * directory read at all.  Files with more links still need the full search,
+ * as the cache holds at most the names that were used.
+ */
+static int take_hints(struct resolve *r)
+{
+	for (size_t i = 0; i < r->ntargets; i++) {
+		uint64_t ino = r->target_inos[i];
+		struct target *t = map_inohash_get(r->targets, ino, false);
+		struct map_paths *p = &r->res[t->index];
+		char *path;
+		int rc;
+
+		if (t->needed != 1 || t->found || p->npaths ||
+		    !(S_ISREG(p->mode) || S_ISDIR(p->mode)))
+			continue;
+		rc = map_path_hint(r->fs, ino, p->gen, &path);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc)
+			continue;
+		rc = add_path(p, path);
+		free(path);
+		if (rc)
+			return rc;
+		t->found = 1;
+		r->stats->dcache_hits++;
+	}
+	return 0;
+}
 
 static int fill_target(struct resolve *r, uint64_t ino, struct target *t)
 {
@@ -780,6 +829,9 @@ int map_resolve_paths(struct map_fs *fs, const uint64_t *inos, size_t n,
 	}
 	qsort(r.target_inos, r.ntargets, sizeof(uint64_t), cmp_u64);
 
+	rc = take_hints(&r);
+	if (rc)
+		goto out;
 	if (map_inohash_each(r.targets, all_found, NULL) != 0) {
 		if (fs->info.geo.parent && map_fs_load_fshandle(fs) == 0) {
 			r.stats->used_parent_pointers = true;

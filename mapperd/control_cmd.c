@@ -277,6 +277,17 @@ static struct md_fs *target(struct md_daemon *d, const char *t, struct md_buf *o
 	return fs;
 }
 
+
+/* "ok: MSG" or "error: MSG" on one line.  MSG names a mount point, and a
+ * mount point's name can come from a filesystem label (udisks mounts at
+ * /media/USER/LABEL): a newline in it must not forge reply lines. */
+static void reply_line(struct md_buf *out, int rc, const char *msg)
+{
+	char *e = map_escape_text(msg);
+
+	md_buf_printf(out, "%s: %s\n", rc ? "error" : "ok", e ? e : "?");
+	free(e);
+}
 static bool need_privilege(struct md_daemon *d, struct md_peer *peer, const char *what,
 			   struct md_buf *out)
 {
@@ -334,7 +345,7 @@ void md_control_handle(struct md_daemon *d, struct md_peer *peer, const char *li
 		snprintf(reason, sizeof(reason), "requested through the control socket");
 		int rc = md_sched_request(d, fs, metadata, media, md_peer_name(peer), reason, msg,
 					  sizeof(msg));
-		md_buf_printf(out, "%s: %s\n", rc ? "error" : "ok", msg);
+		reply_line(out, rc, msg);
 		if (rc == 0)
 			md_sched_tick(d);
 	} else if (!strcmp(cmd, "cancel")) {
@@ -344,7 +355,7 @@ void md_control_handle(struct md_daemon *d, struct md_peer *peer, const char *li
 		if (!fs)
 			return;
 		int rc = md_sched_cancel(d, fs, msg, sizeof(msg));
-		md_buf_printf(out, "%s: %s\n", rc ? "error" : "ok", msg);
+		reply_line(out, rc, msg);
 	} else if (!strcmp(cmd, "reload")) {
 		if (!need_privilege(d, peer, "reloading the configuration", out))
 			return;

@@ -80,8 +80,9 @@ static void locate(struct map_fs *fs, uint64_t byte, struct located *l)
 	struct map_resolve_stats *st = &l->st;
 	rc = map_resolve_paths(fs, inos, l->owners.n, &l->paths, st);
 	REQUIRE(rc == 0, "map_resolve_paths: %s", map_strerror(rc));
-	printf("  resolve: %llu of %llu directories read; parent pointers %s, %llu lookups, "
-	       "%llu fell back\n", (unsigned long long)st->dirs_read,
+	printf("  resolve: %llu from the dentry cache, %llu of %llu directories read; parent "
+	       "pointers %s, %llu lookups, %llu fell back\n", (unsigned long long)st->dcache_hits,
+	       (unsigned long long)st->dirs_read,
 	       (unsigned long long)st->dirs_total, st->used_parent_pointers ? "used" : "not used",
 	       (unsigned long long)st->pptr_lookups, (unsigned long long)st->pptr_fallbacks);
 	for (size_t i = 0; i < l->owners.n; i++)
@@ -133,15 +134,19 @@ static void check_paths(const struct located *l, size_t i, const char *const *wa
  */
 static void check_route(const struct located *l, uint64_t unreadable)
 {
-	CHECK(l->st.used_parent_pointers == vt_modern(), "parent pointers %s on the %s profile",
-	      l->st.used_parent_pointers ? "used" : "not used", vt_profile());
-	if (!vt_modern())
-		return;
 	uint64_t inodes = 0;	/* owners that are inodes (each inode once here) */
 	for (size_t i = 0; i < l->owners.n; i++)
 		inodes += l->owners.v[i].ino != 0;
+	/* Names the dentry cache gave need no other route. */
+	bool all_cached = l->st.dcache_hits == inodes;
+	CHECK(l->st.used_parent_pointers == (vt_modern() && !all_cached),
+	      "parent pointers %s on the %s profile (%llu of %llu names from the dentry cache)",
+	      l->st.used_parent_pointers ? "used" : "not used", vt_profile(),
+	      (unsigned long long)l->st.dcache_hits, (unsigned long long)inodes);
+	if (!vt_modern())
+		return;
 	CHECK_INT(l->st.pptr_fallbacks, unreadable);
-	CHECK_INT(l->st.pptr_lookups + unreadable, inodes);
+	CHECK_INT(l->st.pptr_lookups + l->st.dcache_hits + unreadable, inodes);
 	if (unreadable == 0)
 		CHECK_INT(l->st.dirs_read, 0);
 	else

@@ -10,6 +10,12 @@
  *         parent pointers) is unreadable is found in the directories instead,
  *         and the statistics say it fell back.
  * classic: the same names from the directory walk.
+ * Both: with the names in the dentry cache, the files with one link are
+ *       named from it (no parent pointer, no directory read), a file with
+ *       three links still gets all three; a directory is named from the
+ *       cache even after the cache was dropped (the kernel reconnects it).
+ *       Every other check runs with the dentry cache dropped first, so the
+ *       routes above are what is tested.
  * Both: an open but unlinked file has no name; a scan of the damaged
  *       filesystem (an unreadable attribute block, directory block and data
  *       block) completes, exits 1 and names the three damaged paths.
@@ -96,10 +102,18 @@ static const char *names_of(struct map_fs *fs, uint64_t ino, struct map_resolve_
 
 static void print_stats(const char *what, const struct map_resolve_stats *st)
 {
-	printf("%s: parent pointers %s, %llu lookups, %llu fell back, %llu of %llu directories "
-	       "read\n", what, st->used_parent_pointers ? "used" : "not used",
+	printf("%s: %llu from the dentry cache, parent pointers %s, %llu lookups, %llu fell back, "
+	       "%llu of %llu directories read\n", what, (unsigned long long)st->dcache_hits,
+	       st->used_parent_pointers ? "used" : "not used",
 	       (unsigned long long)st->pptr_lookups, (unsigned long long)st->pptr_fallbacks,
 	       (unsigned long long)st->dirs_read, (unsigned long long)st->dirs_total);
+}
+
+/* Forget every unused dentry and inode, so no name comes from the cache. */
+static void drop_dentries(void)
+{
+	sync();
+	REQUIRE(vt_sh("echo 2 > /proc/sys/vm/drop_caches") == 0, "drop_caches");
 }
 
 /* Names of readable inodes: from parent pointers alone on the modern profile,
@@ -239,21 +253,48 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < n; i++)
 		inos[i] = fx_ino(rels[i]);
-	REQUIRE(map_resolve_paths(fs, inos, n, &p, &st) == 0, "map_resolve_paths");
-	print_stats("clean tree", &st);
-	check_route(&st, n);
-	CHECK_INT(p[0].npaths, 3);
-	if (p[0].npaths == 3) {
-		CHECK_STR(p[0].paths[0], "links/a/file");
-		CHECK_STR(p[0].paths[1], "links/b/c/file-2");
-		CHECK_STR(p[0].paths[2], "links/d/e/f/file-3");
+	/* First with a cold dentry cache (the full routes), then warm: the
+	 * first call's checks looked every name up. */
+	drop_dentries();
+	for (int warm = 0; warm < 2; warm++) {
+		REQUIRE(map_resolve_paths(fs, inos, n, &p, &st) == 0, "map_resolve_paths");
+		print_stats(warm ? "clean tree, names cached" : "clean tree", &st);
+		if (!warm) {
+			CHECK_INT(st.dcache_hits, 0);
+			check_route(&st, n);
+		} else {
+			/* all but the file with three links */
+			CHECK_INT(st.dcache_hits, n - 1);
+			CHECK_INT(st.pptr_lookups, vt_modern() ? 1 : 0);
+		}
+		CHECK_INT(p[0].npaths, 3);
+		if (p[0].npaths == 3) {
+			CHECK_STR(p[0].paths[0], "links/a/file");
+			CHECK_STR(p[0].paths[1], "links/b/c/file-2");
+			CHECK_STR(p[0].paths[2], "links/d/e/f/file-3");
+		}
+		for (size_t i = 1; i < n; i++) {
+			CHECK(p[i].npaths == 1, "%zu names for %s", p[i].npaths, rels[i]);
+			if (p[i].npaths == 1)
+				CHECK_STR(p[i].paths[0], rels[i]);
+		}
+		map_paths_free(p, n);
 	}
-	for (size_t i = 1; i < n; i++) {
-		CHECK(p[i].npaths == 1, "%zu names for %s", p[i].npaths, rels[i]);
-		if (p[i].npaths == 1)
-			CHECK_STR(p[i].paths[0], rels[i]);
-	}
-	map_paths_free(p, n);
+
+	/* A directory opened by handle is reconnected by the kernel, so even a
+	 * cold cache names it without a directory read of ours. */
+	char deep_dir[sizeof(deep_rel)];
+	snprintf(deep_dir, sizeof(deep_dir), "%.*s", (int)(strrchr(deep_rel, '/') - deep_rel),
+		 deep_rel);
+	uint64_t deep_dir_ino = fx_ino(deep_dir);
+	drop_dentries();
+	char want_dir[sizeof(deep_rel) + 1];
+	snprintf(want_dir, sizeof(want_dir), "%s|", deep_dir);
+	CHECK_STR(names_of(fs, deep_dir_ino, &st, NULL), want_dir);
+	print_stats("a directory, cold cache", &st);
+	CHECK_INT(st.dcache_hits, 1);
+	CHECK_INT(st.dirs_read, 0);
+	CHECK_INT(st.pptr_lookups, 0);
 
 	/* ---- an open but unlinked file has no name ---- */
 	write_rel("gone.dat", 4096);
@@ -285,6 +326,7 @@ int main(int argc, char **argv)
 	REQUIRE(map_fs_open(FX_MNT, &fs) == 0, "map_fs_open");
 
 	struct map_paths a;
+	drop_dentries();
 	CHECK_STR(names_of(fs, attrs_ino, &st, &a), "damaged/attrs.dat|");
 	print_stats("unreadable parent pointers", &st);
 	CHECK(a.pptr_unreadable == vt_modern(), "the result says whether parent pointers failed");
@@ -293,10 +335,12 @@ int main(int argc, char **argv)
 		CHECK(st.dirs_read > 0, "the fallback read no directory");
 	}
 	/* mapctl locate says where the names came from */
+	drop_dentries();
 	const char *loc = vt_out("%s locate " FX_MNT " --byte %llu", mapctl,
 				 (unsigned long long)blocks[0] * 4096);
 	CHECK(!!strstr(loc, "parent pointers unreadable") == vt_modern(), "locate says: %s", loc);
 	CHECK(strstr(loc, "damaged/attrs.dat") != NULL, "locate names the file: %s", loc);
+	drop_dentries();
 	CHECK_STR(names_of(fs, plain_ino, &st, NULL), "damaged/plain.dat|");
 	print_stats("readable parent pointers", &st);
 	check_route(&st, 1);
