@@ -195,13 +195,13 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		const char *msg = r.last[2] == ':' ? r.last + 4 : NULL;
 		if (msg && ctl->json) {
 			struct map_json j;
+			char command[32];
 
-			json_start(&j, stdout);
-			map_json_obj(&j, NULL);
+			snprintf(command, sizeof(command), "mapctl daemon %s", what);
+			json_open(&j, stdout, command);
 			map_json_bool(&j, "ok", true);
 			map_json_str(&j, "message", msg);
-			map_json_end_obj(&j);
-			json_end(&j);
+			json_close(&j);
 		} else if (msg) {
 			printf("%s\n", msg);
 		}
@@ -231,7 +231,7 @@ const struct command cmd_daemon = {
 	"Options:\n"
 	"  --socket PATH   the control socket (default $MAPPERD_SOCKET or\n"
 	"                  " DEFAULT_SOCKET ")\n"
-	"  --json          the daemon's reply as JSON\n"
+	"  --json          the daemon's reply as JSON (mapper-json(7))\n"
 	"  -h, --help      this text\n"
 	"\n"
 	"Exit status: status: 0 nothing open, 1 open findings; others: 0 done;\n"

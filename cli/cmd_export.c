@@ -29,11 +29,11 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	if (!rsync)
 		return fail(ctl, 0, "say which format: --rsync (the only one so far)");
 	if (optind >= argc)
-		return fail(ctl, 0, "which filesystem? (mapctl export PATH --rsync)");
+		return fail(ctl, 0, "which filesystem? (mapctl export PATH|UUID --rsync)");
 	rc = open_store(ctl, false, &st);
 	if (rc)
 		return rc;
-	rc = fs_id_for_path(ctl, st, argv[optind], &fs_id, &fs);
+	rc = fs_from_store(ctl, st, argv[optind], &fs_id, &fs);
 	if (rc == 0) {
 		rc = restore_list_build(st, fs_id, &list);
 		if (rc)
@@ -63,11 +63,12 @@ static int run(struct ctl *ctl, int argc, char **argv)
 
 const struct command cmd_export = {
 	"export", run, "damaged files relative to the mount, for rsync --files-from",
-	"Usage: mapctl export PATH --rsync [-0]\n"
+	"Usage: mapctl export PATH|UUID --rsync [-0]\n"
 	"\n"
-	"Print the damaged files of the filesystem holding PATH (open findings, and\n"
-	"repaired ones: a rebuild may have lost attributes), relative to its mount\n"
-	"point, one per line (or NUL-separated with -0), ready for\n"
+	"Print the damaged files of the filesystem named by its UUID, its recorded\n"
+	"mount point or a path on it (open findings, and repaired ones: a rebuild\n"
+	"may have lost attributes), relative to its mount point, one per line (or\n"
+	"NUL-separated with -0), ready for\n"
 	"\n"
 	"  mapctl export /srv --rsync | rsync -a --inplace --whole-file --ignore-times \\\n"
 	"      --files-from=- MIRROR:/srv/ /srv/\n"
@@ -76,6 +77,8 @@ const struct command cmd_export = {
 	"bad sectors themselves are rewritten; --ignore-times makes rsync copy files\n"
 	"whose size and time look unchanged.  With -0, add --from0 to rsync.  Then\n"
 	"run 'mapctl scan' to confirm; or let 'mapctl refetch' do all of it.\n"
+	"Reads only the database: the list can be made while the filesystem is\n"
+	"unmounted.\n"
 	"\n"
 	"Options:\n"
 	"  --rsync      rsync --files-from format\n"

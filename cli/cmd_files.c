@@ -14,6 +14,7 @@ struct files {
 	struct map_store *st;
 	struct map_json *j;
 	const char *mountpoint;	/* of the filesystem being listed */
+	const char *uuid;
 	int64_t fs_id;
 	bool all;
 	int open;
@@ -29,7 +30,7 @@ static int show(const struct map_finding *f, void *arg)
 		fl->open++;
 	fl->shown++;
 	if (fl->ctl->json)
-		return json_stored_finding(fl->j, fl->st, f, fl->mountpoint);
+		return json_stored_finding(fl->j, fl->st, f, fl->uuid, fl->mountpoint);
 	if (fl->ctl->zero) {
 		for (size_t i = 0; i < f->npaths; i++) {
 			char *p = join_path(fl->mountpoint, f->paths[i]);
@@ -77,6 +78,7 @@ static int list_fs(const struct map_store_fs *fs, void *arg)
 	unsigned int filter = fl->all ? MAP_FIND_ALL : 0;
 
 	fl->mountpoint = fs->mountpoint;
+	fl->uuid = fs->uuid;
 	return map_store_findings(fl->st, fs->id, filter, show, fl);
 }
 
@@ -105,15 +107,15 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	rc = open_store(ctl, false, &fl.st);
 	if (rc)
 		return rc;
-	rc = fs_id_for_path(ctl, fl.st, optind < argc ? argv[optind] : NULL, &fl.fs_id, &one);
+	rc = fs_from_store(ctl, fl.st, optind < argc ? argv[optind] : NULL, &fl.fs_id, &one);
 	if (rc) {
 		map_store_close(fl.st);
 		return rc;
 	}
 	fl.j = &j;
 	if (ctl->json) {
-		json_start(&j, stdout);
-		map_json_arr(&j, NULL);
+		json_open(&j, stdout, "mapctl files");
+		map_json_arr(&j, "findings");
 	} else if (!ctl->zero) {
 		printf("%-6s %-9s %-14s %12s %9s %10s  %s\n", "ID", "STATE", "KIND", "OFFSET",
 		       "LENGTH", "INODE", "PATH");
@@ -121,7 +123,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	rc = fl.fs_id ? list_fs(&one, &fl) : map_store_fs_each(fl.st, list_fs, &fl);
 	if (ctl->json) {
 		map_json_end_arr(&j);
-		json_end(&j);
+		json_close(&j);
 	} else if (!ctl->zero && fl.shown == 0) {
 		printf("(no %sfindings)\n", fl.all ? "" : "open ");
 	}
@@ -134,10 +136,11 @@ static int run(struct ctl *ctl, int argc, char **argv)
 
 const struct command cmd_files = {
 	"files", run, "list damaged files by path (every hard link and reflink sharer), then metadata",
-	"Usage: mapctl files [--all] [--json | -0] [PATH]\n"
+	"Usage: mapctl files [--all] [--json | -0] [PATH|UUID]\n"
 	"\n"
-	"List the findings of every recorded filesystem (or of the one holding\n"
-	"PATH), one damaged object each: one line per name, with the finding's ID\n"
+	"List the findings of every recorded filesystem (or of the one named by its\n"
+	"UUID, its recorded mount point or a path on it; it need not be mounted),\n"
+	"one damaged object each: one line per name, with the finding's ID\n"
 	"(for mapctl resolve, ignore and repair --finding), the state, what was\n"
 	"damaged (file data, inode, extent-map, directory, parent, ...), the byte\n"
 	"offset and length in the file, the inode, and what showed it (media,\n"
@@ -148,9 +151,8 @@ const struct command cmd_files = {
 	"\n"
 	"Options:\n"
 	"  --all        include refetched, repaired, ignored and resolved findings\n"
-	"  --json       a JSON array of findings, each with its evidence (source,\n"
-	"               scrub, physical, length, detail, last_seen); invalid UTF-8\n"
-	"               as \\udcNN\n"
+	"  --json       JSON (mapper-json(7)): a \"findings\" array, each finding\n"
+	"               with its filesystem and evidence; invalid UTF-8 as \\udcNN\n"
 	"  -0           absolute paths only, each ended by a NUL byte, each once\n"
 	"  -h, --help   this text\n"
 	"\n"

@@ -7,28 +7,49 @@
 
 struct listing {
 	struct ctl *ctl;
+	struct map_store *st;
 	struct map_json *j;
 	int n;
+	struct map_store_fs fs;	/* of the last row: rows come by time, often runs of one */
+	bool have_fs;
 };
+
+/* The filesystem of a row, by its store id: "fs_uuid" and "mountpoint"
+ * (null for an event mapperd could not place on a filesystem). */
+static int json_fs(struct listing *l, int64_t fs_id)
+{
+	int rc;
+
+	if (fs_id && (!l->have_fs || l->fs.id != fs_id)) {
+		rc = map_store_fs_get(l->st, fs_id, &l->fs);
+		if (rc)
+			return rc;
+		l->have_fs = true;
+	}
+	map_json_str_or_null(l->j, "fs_uuid", fs_id ? l->fs.uuid : NULL);
+	map_json_str_or_null(l->j, "mountpoint", fs_id ? l->fs.mountpoint : NULL);
+	return 0;
+}
 
 static int show_action(const struct map_action *a, void *arg)
 {
 	struct listing *l = arg;
 	char t[32];
+	int rc;
 
 	l->n++;
 	if (l->ctl->json) {
 		map_json_obj(l->j, NULL);
-		map_json_int(l->j, "id", a->id);
-		map_json_int(l->j, "at", a->at);
+		map_json_int(l->j, "action_id", a->id);
+		json_time(l->j, "time", a->at);
+		rc = json_fs(l, a->fs_id);
+		if (rc)
+			return rc;
 		map_json_str(l->j, "action", a->action);
-		if (a->finding_id)
-			map_json_int(l->j, "finding", a->finding_id);
-		else
-			map_json_null(l->j, "finding");
-		map_json_str(l->j, "user", a->user);
-		map_json_str(l->j, "outcome", a->outcome);
-		map_json_str(l->j, "detail", a->detail);
+		json_uint_or_null(l->j, "finding_id", a->finding_id > 0, (uint64_t)a->finding_id);
+		map_json_str_or_null(l->j, "user", a->user);
+		map_json_str_or_null(l->j, "outcome", a->outcome);
+		map_json_str_or_null(l->j, "detail", a->detail);
 		map_json_end_obj(l->j);
 		return 0;
 	}
@@ -45,17 +66,24 @@ static int show_event(const struct map_event *e, void *arg)
 {
 	struct listing *l = arg;
 	char t[32];
+	int rc;
 
 	l->n++;
 	if (l->ctl->json) {
 		map_json_obj(l->j, NULL);
-		map_json_int(l->j, "id", e->id);
-		map_json_int(l->j, "at", e->at);
+		map_json_int(l->j, "event_id", e->id);
+		json_time(l->j, "time", e->at);
+		rc = json_fs(l, e->fs_id);
+		if (rc)
+			return rc;
 		map_json_str(l->j, "source", e->source);
-		map_json_uint(l->j, "inode", e->ino);
-		map_json_uint(l->j, "generation", e->gen);
-		map_json_int(l->j, "error", e->error);
-		map_json_str(l->j, "detail", e->detail);
+		json_uint_or_null(l->j, "inode", e->ino, e->ino);
+		json_uint_or_null(l->j, "generation", e->ino && e->gen, e->gen);
+		if (e->error)
+			map_json_int(l->j, "error", e->error);
+		else
+			map_json_null(l->j, "error");
+		map_json_str_or_null(l->j, "detail", e->detail);
 		map_json_end_obj(l->j);
 		return 0;
 	}
@@ -88,21 +116,21 @@ static int list(struct ctl *ctl, int argc, char **argv, bool events)
 	rc = open_store(ctl, false, &st);
 	if (rc)
 		return rc;
-	rc = fs_id_for_path(ctl, st, optind < argc ? argv[optind] : NULL, &fs_id, &fs);
+	rc = fs_from_store(ctl, st, optind < argc ? argv[optind] : NULL, &fs_id, &fs);
 	if (rc) {
 		map_store_close(st);
 		return rc;
 	}
-	struct listing l = { .ctl = ctl, .j = &j };
+	struct listing l = { .ctl = ctl, .st = st, .j = &j, .fs = fs, .have_fs = fs_id != 0 };
 	if (ctl->json) {
-		json_start(&j, stdout);
-		map_json_arr(&j, NULL);
+		json_open(&j, stdout, events ? "mapctl events" : "mapctl history");
+		map_json_arr(&j, events ? "events" : "actions");
 	}
 	rc = events ? map_store_events(st, fs_id, show_event, &l) :
 		      map_store_actions(st, fs_id, show_action, &l);
 	if (ctl->json) {
 		map_json_end_arr(&j);
-		json_end(&j);
+		json_close(&j);
 	} else if (l.n == 0) {
 		printf(events ? "(no events recorded)\n" : "(nothing recorded yet)\n");
 	}
@@ -122,24 +150,27 @@ static int run_events(struct ctl *ctl, int argc, char **argv)
 
 const struct command cmd_history = {
 	"history", run_history, "what was done: scans, repairs, refetches, by whom",
-	"Usage: mapctl history [--json] [PATH]\n"
+	"Usage: mapctl history [--json] [PATH|UUID]\n"
 	"\n"
 	"Every scan, repair, refetch, resolve and ignore, oldest first, with who did\n"
-	"it and how it went; for every filesystem or the one holding PATH.\n"
+	"it and how it went; for every filesystem or the one named by its UUID, its\n"
+	"recorded mount point or a path on it (it need not be mounted).\n"
 	"\n"
 	"Options:\n"
-	"  --json       a JSON array\n"
+	"  --json       JSON (mapper-json(7)): an \"actions\" array, oldest first\n"
 	"  -h, --help   this text\n",
 };
 
 const struct command cmd_events = {
 	"events", run_events, "errors the kernel reported as they happened (mapperd)",
-	"Usage: mapctl events [--json] [PATH]\n"
+	"Usage: mapctl events [--json] [PATH|UUID]\n"
 	"\n"
 	"Errors reported by the kernel while the filesystem was in use (fanotify\n"
-	"filesystem-error events, kernel log I/O errors), as recorded by mapperd.\n"
+	"filesystem-error events, kernel log I/O errors), as recorded by mapperd,\n"
+	"oldest first; for every filesystem or the one named by its UUID, its\n"
+	"recorded mount point or a path on it (it need not be mounted).\n"
 	"\n"
 	"Options:\n"
-	"  --json       a JSON array\n"
+	"  --json       JSON (mapper-json(7)): an \"events\" array, oldest first\n"
 	"  -h, --help   this text\n",
 };

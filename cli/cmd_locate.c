@@ -88,18 +88,23 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	if (ctl->json) {
 		struct map_json j;
 
-		json_start(&j, stdout);
-		map_json_arr(&j, NULL);
+		json_open(&j, stdout, "mapctl locate");
+		map_json_str(&j, "fs_uuid", info->uuid);
+		map_json_str(&j, "mountpoint", info->mountpoint);
+		map_json_uint(&j, "device_offset", (uint64_t)byte);
+		map_json_uint(&j, "device_length", (uint64_t)length);
+		map_json_arr(&j, "owners");
 		for (size_t i = 0; i < owners.n; i++) {
 			struct map_finding f;
 
 			map_finding_from_owner(&f, "media", &owners.v[i], &paths[i]);
-			f.id = 0;
-			json_finding(&j, &f, info->mountpoint);
+			f.id = 0;	/* not recorded: no ID, no state */
+			f.source[0] = '\0';
+			json_finding(&j, &f, info->uuid, info->mountpoint);
 			map_finding_clear(&f);
 		}
 		map_json_end_arr(&j);
-		json_end(&j);
+		json_close(&j);
 	} else {
 		printf("%s: device bytes %lld..%lld (sector %lld)\n", shown(info->mountpoint), byte,
 		       byte + length - 1, byte / 512);
@@ -162,6 +167,7 @@ const struct command cmd_locate = {
 	"Options:\n"
 	"  --byte OFFSET    device byte offset instead of DADDR\n"
 	"  --length BYTES   how much (default one sector, or 1 byte with --byte)\n"
-	"  --json           a JSON array of owners\n"
+	"  --json           JSON (mapper-json(7)): the range asked about and an\n"
+	"                   \"owners\" array of finding objects (not recorded: no ID)\n"
 	"  -h, --help       this text\n",
 };

@@ -654,8 +654,8 @@ static void print_json(const struct refetch *r, const int counts[MAP_STATE_NR])
 {
 	struct map_json j;
 
-	json_start(&j, stdout);
-	map_json_obj(&j, NULL);
+	json_open(&j, stdout, "mapctl refetch");
+	map_json_str(&j, "fs_uuid", map_fs_info(r->fs)->uuid);
 	map_json_str(&j, "mountpoint", r->mnt);
 	map_json_str(&j, "from", r->from);
 	map_json_bool(&j, "dry_run", r->dry_run);
@@ -668,8 +668,8 @@ static void print_json(const struct refetch *r, const int counts[MAP_STATE_NR])
 		map_json_str(&j, "path", full ? full : e->it->path);
 		free(full);
 		map_json_str(&j, "outcome", shown_outcome(r, e));
-		map_json_str(&j, "detail", e->detail);
-		map_json_arr(&j, "findings");
+		map_json_str_or_null(&j, "detail", e->detail);
+		map_json_arr(&j, "finding_ids");
 		for (size_t k = 0; k < e->it->nfindings; k++)
 			map_json_int(&j, NULL, e->it->findings[k]);
 		map_json_end_arr(&j);
@@ -679,12 +679,15 @@ static void print_json(const struct refetch *r, const int counts[MAP_STATE_NR])
 			snprintf(o, sizeof(o), ORPHANAGE "/%llu", (unsigned long long)e->orphan_ino);
 			map_json_str(&j, "orphan", o);
 			map_json_bool(&j, "orphan_removed", e->orphan_removed);
-			map_json_str(&j, "orphan_detail", e->orphan_note);
-		} else if (e->orphan_note[0]) {
-			map_json_str(&j, "note", e->orphan_note);
+			map_json_str_or_null(&j, "orphan_detail", e->orphan_note);
+			map_json_null(&j, "note");
+		} else {
+			map_json_null(&j, "orphan");
+			map_json_null(&j, "orphan_removed");
+			map_json_null(&j, "orphan_detail");
+			map_json_str_or_null(&j, "note", e->orphan_note);
 		}
-		if (e->put_back[0])
-			map_json_str(&j, "put_back", e->put_back);
+		map_json_str_or_null(&j, "put_back", e->put_back);
 		map_json_end_obj(&j);
 	}
 	map_json_end_arr(&j);
@@ -698,18 +701,21 @@ static void print_json(const struct refetch *r, const int counts[MAP_STATE_NR])
 			map_json_obj(&j, NULL);
 			map_json_str(&j, "path", o);
 			map_json_bool(&j, "removed", r->orphans.v[i].removed);
-			map_json_str(&j, "detail", r->orphans.v[i].why);
+			map_json_str_or_null(&j, "detail", r->orphans.v[i].why);
 			map_json_end_obj(&j);
 		}
 		map_json_end_arr(&j);
 		map_json_bool(&j, "orphans_truncated", r->orphans.truncated);
-		if (r->orphans.note[0])
-			map_json_str(&j, "orphans_note", r->orphans.note);
+	} else {
+		map_json_null(&j, "orphans");
+		map_json_null(&j, "orphans_truncated");
 	}
+	map_json_str_or_null(&j, "orphans_note", r->orphans.note);
 	if (counts)
-		map_json_int(&j, "open", counts[MAP_STATE_OPEN]);
-	map_json_end_obj(&j);
-	json_end(&j);
+		map_json_int(&j, "open_findings", counts[MAP_STATE_OPEN]);
+	else
+		map_json_null(&j, "open_findings");
+	json_close(&j);
 }
 
 static int run(struct ctl *ctl, int argc, char **argv)
@@ -904,7 +910,7 @@ const struct command cmd_refetch = {
 	"Options:\n"
 	"  --from SRC    where good copies are\n"
 	"  -n, --dry-run show what would be copied and refused; change nothing\n"
-	"  --json        each path with its outcome, as JSON\n"
+	"  --json        each path with its outcome, as JSON (mapper-json(7))\n"
 	"  -h, --help    this text\n"
 	"\n"
 	"Exit status: 0 nothing left open, 1 findings still open, 2 could not run.\n",

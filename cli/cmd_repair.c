@@ -347,12 +347,12 @@ static void next_steps(FILE *out, const struct repair_plan *p, const struct repa
 }
 
 static void json_plan(const struct repair_plan *p, const struct repair_caps *caps,
-		      const char *mnt, bool dry_run)
+		      const char *uuid, const char *mnt, bool dry_run)
 {
 	struct map_json j;
 
-	json_start(&j, stdout);
-	map_json_obj(&j, NULL);
+	json_open(&j, stdout, "mapctl repair");
+	map_json_str(&j, "fs_uuid", uuid);
 	map_json_str(&j, "mountpoint", mnt);
 	map_json_bool(&j, "dry_run", dry_run);
 	map_json_bool(&j, "kernel_repairs", caps->kernel_repairs);
@@ -361,12 +361,10 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 		const struct plan_item *it = &p->v[i];
 
 		map_json_obj(&j, NULL);
-		map_json_int(&j, "id", it->f.id);
+		map_json_int(&j, "finding_id", it->f.id);
 		map_json_str(&j, "kind", it->f.kind);
-		if (it->f.agno >= 0)
-			map_json_int(&j, "ag", it->f.agno);
-		if (it->f.ino)
-			map_json_uint(&j, "inode", it->f.ino);
+		json_uint_or_null(&j, "ag", it->f.agno >= 0, (uint64_t)it->f.agno);
+		json_uint_or_null(&j, "inode", it->f.ino, it->f.ino);
 		map_json_arr(&j, "paths");
 		for (size_t k = 0; k < it->f.npaths; k++) {
 			char *full = join_path(mnt, it->f.paths[k]);
@@ -377,8 +375,7 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 		map_json_end_arr(&j);
 		map_json_bool(&j, "unreadable", it->unreadable);
 		map_json_str(&j, "outcome", repair_outcome_name(it->outcome));
-		if (it->lost[0])
-			map_json_str(&j, "lost", it->lost);
+		map_json_str_or_null(&j, "lost", it->lost);
 		map_json_arr(&j, "steps");
 		for (int k = 0; k < it->nsteps; k++) {
 			const struct plan_step *s = &it->steps[k];
@@ -387,10 +384,10 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 			map_json_str(&j, "scrub", map_scrub_type(s->type)->name);
 			map_json_str(&j, "phase", repair_phase_name(s->phase));
 			map_json_str(&j, "outcome", repair_outcome_name(s->outcome));
-			if (s->detail[0])
-				map_json_str(&j, "detail", s->detail);
-			if (s->unsupported || s->outcome == OUTCOME_UNSUPPORTED)
-				map_json_str(&j, "remedy", repair_remedy(caps, s));
+			map_json_str_or_null(&j, "detail", s->detail);
+			map_json_str_or_null(&j, "remedy", s->unsupported ||
+					     s->outcome == OUTCOME_UNSUPPORTED ?
+					     repair_remedy(caps, s) : NULL);
 			map_json_end_obj(&j);
 		}
 		map_json_end_arr(&j);
@@ -398,8 +395,7 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 	}
 	map_json_end_arr(&j);
 	map_json_uint(&j, "data_findings", p->data_findings);
-	map_json_end_obj(&j);
-	json_end(&j);
+	json_close(&j);
 }
 
 /* Run the plan phase by phase; returns how many outcomes were not recorded. */
@@ -587,7 +583,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	tally_plan(&plan, &t);
 	if (plan.n == 0) {
 		if (ctl->json) {
-			json_plan(&plan, &caps, mnt, dry_run);
+			json_plan(&plan, &caps, info->uuid, mnt, dry_run);
 		} else {
 			printf("%s: no open metadata findings to repair\n", shown(mnt));
 			next_steps(stdout, &plan, &caps, &t, mnt, dry_run);
@@ -608,7 +604,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	}
 	if (dry_run) {
 		if (ctl->json)
-			json_plan(&plan, &caps, mnt, true);
+			json_plan(&plan, &caps, info->uuid, mnt, true);
 		else
 			next_steps(stdout, &plan, &caps, &t, mnt, true);
 		rc = EXIT_DAMAGE;
@@ -622,7 +618,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	int unrecorded = execute(ctl, fs, st, fs_id, &plan);
 	tally_plan(&plan, &t);
 	if (ctl->json) {
-		json_plan(&plan, &caps, mnt, false);
+		json_plan(&plan, &caps, info->uuid, mnt, false);
 	} else {
 		printf("%s: outcome per finding:\n", shown(mnt));
 		print_results(&plan, mnt);
@@ -692,7 +688,7 @@ const struct command cmd_repair = {
 	"  --all          every open metadata finding (the default)\n"
 	"  -n, --dry-run  print the plan; change nothing\n"
 	"  -y, --yes      do not ask\n"
-	"  --json         the plan and outcomes as JSON\n"
+	"  --json         the plan and outcomes as JSON (mapper-json(7))\n"
 	"  --offline-plan print the offline path's steps\n"
 	"  --offline      run the offline path on an unmounted DEVICE\n"
 	"  --no-mount     with --offline: leave the filesystem unmounted at the end\n"

@@ -5,10 +5,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mapctl.h"
+#include "progress_line.h"
 
 static volatile int interrupted;
 
@@ -21,9 +23,12 @@ static void on_signal(int sig)
 struct scan_ui {
 	const struct ctl *ctl;
 	const char *mountpoint;
-	bool bar;		/* a progress bar on a terminal */
+	bool bar;		/* a progress line on a terminal */
 	double last_draw;
-	int drawn;		/* width of the last bar line */
+	int drawn;		/* width of the last line */
+	char phase[16];		/* the phase the rate below is of */
+	double phase_start;	/* run's elapsed seconds when it began */
+	uint64_t phase_done;	/* done when it began */
 };
 
 static double mono(void)
@@ -32,6 +37,25 @@ static double mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Columns of the terminal on stderr, asked at every draw (it may be
+ * resized); $COLUMNS when the terminal does not say; 80 without either. */
+static int term_width(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (env && *env) {
+		char *end;
+		long n = strtol(env, &end, 10);
+
+		if (!*end && n > 0 && n <= PROGRESS_MAX_WIDTH)
+			return (int)n;
+	}
+	return 80;
 }
 
 static void clear_bar(struct scan_ui *ui)
@@ -45,29 +69,33 @@ static void clear_bar(struct scan_ui *ui)
 static void on_progress(const struct map_scan_progress *p, void *arg)
 {
 	struct scan_ui *ui = arg;
+	char line[PROGRESS_MAX_WIDTH + 1];
 	double t = mono();
-	char a[32], b[32], r[32];
 
+	if (strcmp(ui->phase, p->phase) != 0) {
+		snprintf(ui->phase, sizeof(ui->phase), "%s", p->phase);
+		ui->phase_start = p->elapsed;
+		ui->phase_done = p->done;
+	}
 	if (!ui->bar || (t - ui->last_draw < 0.2 && p->done < p->total))
 		return;
 	ui->last_draw = t;
-	double frac = p->total ? (double)p->done / (double)p->total : 0;
-	int fill = (int)(frac * 30);
-	char bar[31];
-	memset(bar, '#', (size_t)fill);
-	memset(bar + fill, '.', (size_t)(30 - fill));
-	bar[30] = '\0';
-	if (strcmp(p->phase, "media") == 0)
-		ui->drawn = fprintf(stderr, "\r[%s] %3.0f%% media %s of %s, %s/s, %llu bad  ", bar,
-				    frac * 100, human_bytes(p->done, a, sizeof(a)),
-				    human_bytes(p->total, b, sizeof(b)),
-				    human_bytes((uint64_t)(p->elapsed > 0 ? (double)p->done / p->elapsed
-								      : 0), r, sizeof(r)),
-				    (unsigned long long)p->bad_ranges) - 1;
-	else
-		ui->drawn = fprintf(stderr, "\r[%s] %3.0f%% metadata %llu of ~%llu objects  ", bar,
-				    frac * 100, (unsigned long long)p->done,
-				    (unsigned long long)p->total) - 1;
+
+	struct progress_view v = {
+		.where = shown(ui->mountpoint), .phase = p->phase, .done = p->done,
+		.total = p->total, .bad = p->bad_ranges, .secs = p->elapsed - ui->phase_start,
+		.done_before = ui->phase_done,
+	};
+	int width = term_width();
+	int n = progress_line(line, width, &v);
+	/* Spaces over what is left of a longer line before, but not into
+	 * the last column of a terminal that has narrowed since. */
+	int old = ui->drawn < width - 1 ? ui->drawn : width - 1;
+
+	fprintf(stderr, "\r%s%*s", line, old > n ? old - n : 0, "");
+	if (old > n)
+		fprintf(stderr, "\r%s", line);
+	ui->drawn = n;
 	fflush(stderr);
 }
 
@@ -135,19 +163,18 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 			    (rc == -MAP_ECANCELED || rc == -MAP_EUNMOUNTED) ? "interrupted" : "failed";
 	if (ctl->json) {
 		map_json_obj(j, NULL);
+		map_json_str(j, "fs_uuid", info->uuid);
 		map_json_str(j, "mountpoint", info->mountpoint);
-		map_json_str(j, "uuid", info->uuid);
-		map_json_int(j, "scan", res.scan_id);
+		json_uint_or_null(j, "scan_id", res.scan_id > 0, (uint64_t)res.scan_id);
 		map_json_str(j, "state", state);
-		if (rc)
-			map_json_str(j, "error", map_strerror(rc));
+		map_json_str_or_null(j, "error", rc ? map_strerror(rc) : NULL);
 		map_json_bool(j, "resumed", res.resumed);
+		json_uint_or_null(j, "resumed_at_device_offset", res.resumed, res.resumed_at);
 		map_json_bool(j, "metadata_checked", !res.metadata_skipped &&
 			      (opts->metadata || !opts->media));
-		map_json_uint(j, "resumed_at", res.resumed_at);
 		map_json_uint(j, "objects_scrubbed", res.scrub.objects);
 		map_json_uint(j, "bytes_verified", res.verify.bytes_verified);
-		map_json_uint(j, "bytes_to_verify", res.verify.bytes_total);
+		map_json_uint(j, "bytes_total", res.verify.bytes_total);
 		map_json_double(j, "verify_seconds", res.verify.seconds);
 		map_json_uint(j, "bad_ranges", res.verify.bad_ranges);
 		map_json_int(j, "new_findings", res.new_findings);
@@ -260,8 +287,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	if (ctl->json) {
-		json_start(&j, stdout);
-		map_json_arr(&j, NULL);
+		json_open(&j, stdout, "mapctl scan");
+		map_json_arr(&j, "scans");
 	}
 	if (!ctl->json && opts.rate) {
 		char r[32];
@@ -274,7 +301,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			break;
 	if (ctl->json) {
 		map_json_end_arr(&j);
-		json_end(&j);
+		json_close(&j);
 	}
 	map_store_close(st);
 	return worst;
@@ -302,7 +329,8 @@ const struct command cmd_scan = {
 	"                     0, the default: no limit)\n"
 	"  --io-size BYTES    size of each read, 4K..1G (0, the default: 4M)\n"
 	"  --restart          start over instead of resuming an interrupted scan\n"
-	"  --json             a JSON summary per filesystem on stdout\n"
+	"  --json             JSON on stdout (mapper-json(7)): a \"scans\" array,\n"
+	"                     one summary per filesystem\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"Exit status: 0 nothing open, 1 damage found or still open, 2 could not run\n"

@@ -151,39 +151,45 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 		struct map_json *j = s->j;
 
 		map_json_obj(j, NULL);
-		map_json_str(j, "uuid", fs->uuid);
-		map_json_str(j, "label", fs->label);
-		map_json_str(j, "mountpoint", fs->mountpoint);
-		map_json_str(j, "device", fs->device);
-		map_json_str(j, "model", fs->model);
-		map_json_str(j, "serial", fs->serial);
+		map_json_str(j, "fs_uuid", fs->uuid);
+		map_json_str_or_null(j, "label", fs->label);
+		map_json_str_or_null(j, "mountpoint", fs->mountpoint);
+		map_json_str_or_null(j, "device", fs->device);
+		map_json_str_or_null(j, "model", fs->model);
+		map_json_str_or_null(j, "serial", fs->serial);
 		map_json_bool(j, "rmapbt", fs->rmapbt);
 		map_json_str(j, "state", state);
 		map_json_bool(j, "never_scanned", never);
-		if (never)
-			map_json_null(j, "last_complete");
-		else
-			map_json_int(j, "last_complete", complete);
+		json_time(j, "last_complete_time", complete);
 		if (s->max_age_ms)
 			map_json_bool(j, "stale", stale);
-		map_json_obj(j, "findings");
+		else
+			map_json_null(j, "stale");
+		map_json_obj(j, "finding_counts");
 		for (int i = 0; i < MAP_STATE_NR; i++)
 			map_json_int(j, map_state_name((enum map_finding_state)i), counts[i]);
 		map_json_end_obj(j);
-		map_json_obj(j, "open_by_kind");
-		for (int i = 0; i < s->nkinds; i++)
-			map_json_int(j, s->kinds[i].kind, s->kinds[i].n);
-		map_json_end_obj(j);
+		/* An array, not an object keyed by kind: the keys of every
+		 * object stay fixed (mapper-json(7)). */
+		map_json_arr(j, "open_by_kind");
+		for (int i = 0; i < s->nkinds; i++) {
+			map_json_obj(j, NULL);
+			map_json_str(j, "kind", s->kinds[i].kind);
+			map_json_int(j, "count", s->kinds[i].n);
+			map_json_end_obj(j);
+		}
+		map_json_end_arr(j);
 		if (have_scan) {
 			map_json_obj(j, "last_scan");
-			map_json_int(j, "id", last.id);
+			map_json_int(j, "scan_id", last.id);
 			map_json_str(j, "state", last.state);
-			map_json_str(j, "phase", last.phase);
-			map_json_int(j, "started", last.started);
-			map_json_int(j, "finished", last.finished);
-			map_json_double(j, "seconds", last.seconds);
-			map_json_uint(j, "bytes_verified", last.media_done);
-			map_json_uint(j, "bytes_total", last.media_total);
+			map_json_str_or_null(j, "phase", last.phase);
+			json_time(j, "start_time", last.started);
+			json_time(j, "end_time", last.finished);
+			map_json_double(j, "duration_seconds", last.seconds);
+			json_uint_or_null(j, "bytes_verified", last.do_media, last.media_done);
+			json_uint_or_null(j, "bytes_total", last.do_media, last.media_total);
+			map_json_str_or_null(j, "error", last.error);
 			map_json_end_obj(j);
 		} else {
 			map_json_null(j, "last_scan");
@@ -295,7 +301,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	rc = open_store(ctl, false, &st);
 	if (rc)
 		return rc;
-	rc = fs_id_for_path(ctl, st, optind < argc ? argv[optind] : NULL, &fs_id, &one);
+	rc = fs_from_store(ctl, st, optind < argc ? argv[optind] : NULL, &fs_id, &one);
 	if (rc) {
 		map_store_close(st);
 		return rc;
@@ -303,13 +309,13 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	struct status s = { .ctl = ctl, .st = st, .j = &j, .worst = EXIT_CLEAN,
 			    .max_age_ms = max_age_ms, .now = (int64_t)time(NULL) };
 	if (ctl->json) {
-		json_start(&j, stdout);
-		map_json_arr(&j, NULL);
+		json_open(&j, stdout, "mapctl status");
+		map_json_arr(&j, "filesystems");
 	}
 	rc = fs_id ? show_fs(&one, &s) : map_store_fs_each(st, show_fs, &s);
 	if (ctl->json) {
 		map_json_end_arr(&j);
-		json_end(&j);
+		json_close(&j);
 	}
 	map_store_close(st);
 	if (rc)
@@ -319,17 +325,20 @@ static int run(struct ctl *ctl, int argc, char **argv)
 
 const struct command cmd_status = {
 	"status", run, "state of each filesystem: last scan, findings, what to do next",
-	"Usage: mapctl status [--json] [--max-age DURATION] [PATH]\n"
+	"Usage: mapctl status [--json] [--max-age DURATION] [PATH|UUID]\n"
 	"\n"
-	"For each recorded filesystem (or the one holding PATH): its state (OK,\n"
+	"For each recorded filesystem (or the one named by its UUID, its recorded\n"
+	"mount point, or a path on it): its state (OK,\n"
 	"DAMAGED, UNVERIFIED: media never fully verified), whether it was never\n"
 	"scanned, the last scan (when, how long, bytes verified), findings by state\n"
 	"and kind, the open findings by ID (file and metadata; the first 20), and\n"
 	"what to do next.\n"
-	"Works for any user who can read the database.\n"
+	"Reads only the database: works while the filesystem is unmounted, for any\n"
+	"user who can read the database.\n"
 	"\n"
 	"Options:\n"
-	"  --json              a JSON array of filesystems\n"
+	"  --json              JSON (mapper-json(7)): an object whose \"filesystems\"\n"
+	"                      array has one object per filesystem\n"
 	"  --max-age DURATION  a filesystem whose last complete scan (metadata or\n"
 	"                      media) finished longer ago than DURATION (8d, 12h,\n"
 	"                      90m: as mapperd.conf writes durations) is not clean\n"

@@ -56,6 +56,14 @@ int open_fs(const struct ctl *ctl, const char *path, struct map_fs **fs);
 int fs_id_for_path(const struct ctl *ctl, struct map_store *st, const char *path,
 		   int64_t *fs_id, struct map_store_fs *out);
 
+/* The recorded filesystem named by @arg for a command that reads only the
+ * store: its UUID, the mount point last recorded for it (it need not be
+ * mounted), or a path on it while mounted (fs_arg.c); all when @arg is NULL
+ * (*fs_id = 0).  Several recorded at that mount point: an error naming
+ * them.  Returns 0 or EXIT_ERROR after saying why. */
+int fs_from_store(const struct ctl *ctl, struct map_store *st, const char *arg, int64_t *fs_id,
+		  struct map_store_fs *out);
+
 /* Record what was done about a finding (finding_id 0: the filesystem),
  * by the invoking user. */
 int record_action(struct map_store *st, int64_t fs_id, int64_t finding_id, const char *action,
@@ -80,17 +88,24 @@ void print_path_text(FILE *out, const char *mountpoint, const char *rel);
 /* Absolute path: mountpoint + "/" + rel (caller frees). */
 char *join_path(const char *mountpoint, const char *rel);
 
-/* ---- JSON output ---- */
-/* JSON output on @out through libmap's writer (map_json_*). */
-void json_start(struct map_json *j, FILE *out);
-void json_end(struct map_json *j);		/* newline, flush */
+/* ---- JSON output (json.c; the schema: mapper-json(7)) ---- */
+/* One JSON object on @out, on one line, that begins with the output
+ * version of @command ("mapctl files"); json_close() ends it. */
+void json_open(struct map_json *j, FILE *out, const char *command);
+void json_close(struct map_json *j);		/* "}", newline, flush */
+/* @value, or null unless @has. */
+void json_uint_or_null(struct map_json *j, const char *key, bool has, uint64_t value);
+/* Unix seconds, or null for 0 (never, not yet). */
+void json_time(struct map_json *j, const char *key, int64_t t);
 
-/* A finding as a JSON object (key NULL inside arrays). */
-void json_finding(struct map_json *j, const struct map_finding *f, const char *mountpoint);
+/* A finding as a JSON object (inside an array), with its filesystem. */
+void json_finding(struct map_json *j, const struct map_finding *f, const char *uuid,
+		  const char *mountpoint);
 /* A finding read from @st, with its "evidence" array (source, scrub,
- * physical, length, detail, first_seen, last_seen per piece). */
+ * device_offset, device_length, detail, first_seen_time, last_seen_time
+ * per piece). */
 int json_stored_finding(struct map_json *j, struct map_store *st, const struct map_finding *f,
-			const char *mountpoint);
+			const char *uuid, const char *mountpoint);
 /* ---- findings for people (finding_text.c) ---- */
 /* "media+scrub": the sources of a stored finding's evidence, each once,
  * in the order they first saw it ("" if it has none). */

@@ -656,7 +656,7 @@ static int print_finding(const struct offline *x, const struct map_finding *f, v
 
 static int json_one(const struct offline *x, const struct map_finding *f, void *arg)
 {
-	json_finding(arg, f, x->t.sfs.mountpoint);
+	json_finding(arg, f, x->t.sfs.uuid, x->t.sfs.mountpoint);
 	return 0;
 }
 
@@ -730,22 +730,16 @@ static void json_plan(const struct offline *x, FILE *out)
 {
 	struct map_json j;
 
-	json_start(&j, out);
-	map_json_obj(&j, NULL);
-	map_json_str(&j, "uuid", x->t.sfs.uuid);
-	map_json_str(&j, "device", x->t.device);
-	map_json_str(&j, "mountpoint", x->t.sfs.mountpoint);
-	if (x->t.mounted_at[0])
-		map_json_str(&j, "mounted_at", x->t.mounted_at);
-	else
-		map_json_null(&j, "mounted_at");
+	json_open(&j, out, "mapctl repair --offline-plan");
+	map_json_str(&j, "fs_uuid", x->t.sfs.uuid);
+	map_json_str_or_null(&j, "device", x->t.device);
+	map_json_str_or_null(&j, "mountpoint", x->t.sfs.mountpoint);
+	map_json_str_or_null(&j, "mounted_at", x->t.mounted_at);
 	map_json_bool(&j, "identified_by_uuid", x->t.by_uuid);
 	map_json_bool(&j, "checked", x->checked);
-	if (x->checked) {
-		map_json_uint(&j, "sector_size", x->unit);
-		map_json_uint(&j, "unreadable_sectors", x->total_bad);
-		map_json_uint(&j, "max_sectors", x->max_bad);
-	}
+	json_uint_or_null(&j, "sector_size", x->checked, x->unit);
+	json_uint_or_null(&j, "unreadable_sectors", x->checked, x->total_bad);
+	json_uint_or_null(&j, "max_sectors", x->checked, x->max_bad);
 	map_json_uint(&j, "ranges_outside_device", x->outside);
 	map_json_arr(&j, "ranges");
 	for (size_t i = 0; i < x->ranges.n; i++) {
@@ -770,8 +764,7 @@ static void json_plan(const struct offline *x, FILE *out)
 	map_json_str(&j, NULL, "mount");
 	map_json_str(&j, NULL, "mapctl refetch --from MIRROR, then mapctl scan");
 	map_json_end_arr(&j);
-	map_json_end_obj(&j);
-	json_end(&j);
+	json_close(&j);
 }
 
 /* ---- the whole ---- */
@@ -798,9 +791,8 @@ static void json_result(const struct offline *x, const struct overwrite_result *
 {
 	struct map_json j;
 
-	json_start(&j, stdout);
-	map_json_obj(&j, NULL);
-	map_json_str(&j, "uuid", x->t.sfs.uuid);
+	json_open(&j, stdout, "mapctl repair --offline");
+	map_json_str(&j, "fs_uuid", x->t.sfs.uuid);
 	map_json_str(&j, "device", x->t.device);
 	map_json_uint(&j, "sector_size", x->unit);
 	map_json_uint(&j, "ranges", x->ranges.n);
@@ -811,17 +803,13 @@ static void json_result(const struct offline *x, const struct overwrite_result *
 		map_json_obj(&j, "xfs_repair");
 		map_json_int(&j, "status", xr->status);
 		map_json_uint(&j, "moved_to_lost_found", xr->moved);
-		map_json_str(&j, "last_line", xr->last);
+		map_json_str_or_null(&j, "last_line", xr->last);
 		map_json_end_obj(&j);
 	} else {
 		map_json_null(&j, "xfs_repair");
 	}
-	if (mounted)
-		map_json_str(&j, "mounted_at", mounted);
-	else
-		map_json_null(&j, "mounted_at");
-	map_json_end_obj(&j);
-	json_end(&j);
+	map_json_str_or_null(&j, "mounted_at", mounted);
+	json_close(&j);
 }
 
 static int do_offline(struct offline *x)

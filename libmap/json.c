@@ -128,3 +128,20 @@ void map_json_null(struct map_json *j, const char *key)
 	member(j, key);
 	put(j, "null");
 }
+
+void map_json_str_or_null(struct map_json *j, const char *key, const char *value)
+{
+	if (value && value[0])
+		map_json_str(j, key, value);
+	else
+		map_json_null(j, key);
+}
+
+void map_json_output_version(struct map_json *j, const char *command)
+{
+	map_json_obj(j, "output_version");
+	map_json_str(j, "command", command);
+	map_json_int(j, "major", MAP_JSON_MAJOR);
+	map_json_int(j, "minor", MAP_JSON_MINOR);
+	map_json_end_obj(j);
+}

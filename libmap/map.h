@@ -588,6 +588,7 @@ struct map_action {
 	char action[16], user[64], outcome[32], detail[256];
 };
 int map_store_action_add(struct map_store *st, const struct map_action *a);
+/* Actions and events of one filesystem (all: fs_id 0), oldest first. */
 int map_store_actions(struct map_store *st, int64_t fs_id,
 		      int (*fn)(const struct map_action *, void *), void *arg);
 
@@ -786,6 +787,18 @@ void map_json_uint(struct map_json *j, const char *key, uint64_t value);
 void map_json_double(struct map_json *j, const char *key, double value);
 void map_json_bool(struct map_json *j, const char *key, bool value);
 void map_json_null(struct map_json *j, const char *key);
+/* @value, or null when it is NULL or "": absent text is null, never "". */
+void map_json_str_or_null(struct map_json *j, const char *key, const char *value);
+
+/*
+ * The version of every JSON output of mapctl and mapperd, written first in
+ * each top-level object as "output_version":{"command":..,"major":..,
+ * "minor":..} (mapper-json(7)).  A minor step only adds fields or values;
+ * a major step renames, removes or changes the meaning of one.
+ */
+#define MAP_JSON_MAJOR 1
+#define MAP_JSON_MINOR 0
+void map_json_output_version(struct map_json *j, const char *command);
 
 #ifdef __cplusplus
 }

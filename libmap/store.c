@@ -549,7 +549,7 @@ int map_store_actions(struct map_store *st, int64_t fs_id,
 	sqlite3_stmt *stmt;
 	struct map_action a;
 	int rc = prepare(st, "SELECT id, fs_id, coalesce(finding_id, 0), at, action, user, outcome, "
-			 "detail FROM actions WHERE (?1 = 0 OR fs_id = ?1) ORDER BY id", &stmt);
+			 "detail FROM actions WHERE (?1 = 0 OR fs_id = ?1) ORDER BY at, id", &stmt);
 
 	if (rc)
 		return rc;
@@ -609,7 +609,7 @@ int map_store_events(struct map_store *st, int64_t fs_id,
 	struct map_event e;
 	int rc = prepare(st, "SELECT id, coalesce(fs_id, 0), at, source, coalesce(ino, 0), "
 			 "coalesce(gen, 0), coalesce(error, 0), detail FROM events "
-			 "WHERE (?1 = 0 OR fs_id = ?1) ORDER BY id", &stmt);
+			 "WHERE (?1 = 0 OR fs_id = ?1) ORDER BY at, id", &stmt);
 
 	if (rc)
 		return rc;

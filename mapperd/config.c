@@ -293,7 +293,7 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 		c->log_level = l;
 		return 0;
 	}
-	*why = "is not a mapperd key (see mapperd(8))";
+	*why = "is not a mapperd key (see mapperd.conf(5))";
 	return -ENOENT;
 }
 

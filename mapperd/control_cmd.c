@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The control socket's requests: status, progress, scan, cancel, reload. */
+/* The control socket's requests: status, progress, scan, cancel, reload.
+ * The JSON replies are mapctl daemon's, documented in mapper-json(7). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -61,20 +62,33 @@ static const char *scan_kind(bool metadata, bool media)
 	return metadata && media ? "full" : metadata ? "metadata" : "media";
 }
 
+/* Unix seconds of a time kept in ms, or null for none (0). */
+static void json_ms_time(struct map_json *j, const char *key, int64_t ms)
+{
+	if (ms > 0)
+		map_json_int(j, key, ms / 1000);
+	else
+		map_json_null(j, key);
+}
+
 static void scan_json(struct map_json *j, const struct md_scan_state *s)
 {
+	bool busy = s->running || s->queued;
+
 	map_json_obj(j, "scan");
 	map_json_bool(j, "running", s->running);
 	map_json_bool(j, "queued", s->queued);
-	map_json_str(j, "kind", s->running || s->queued ? scan_kind(s->metadata, s->media) : "");
-	map_json_str(j, "phase", s->phase);
+	map_json_str_or_null(j, "kind", busy ? scan_kind(s->metadata, s->media) : NULL);
+	map_json_str_or_null(j, "phase", s->phase);
 	map_json_uint(j, "done", s->done);
 	map_json_uint(j, "total", s->total);
+	map_json_str_or_null(j, "unit", !s->phase[0] ? NULL :
+			     strcmp(s->phase, "media") == 0 ? "bytes" : "objects");
 	map_json_uint(j, "bad_ranges", s->bad_ranges);
-	map_json_double(j, "elapsed", s->elapsed);
-	map_json_str(j, "user", s->user);
-	map_json_str(j, "reason", s->reason);
-	map_json_int(j, "queued_at", s->queued_at / 1000);
+	map_json_double(j, "elapsed_seconds", s->elapsed);
+	map_json_str_or_null(j, "user", s->user);
+	map_json_str_or_null(j, "reason", s->reason);
+	json_ms_time(j, "queue_time", s->queued_at);
 	map_json_end_obj(j);
 }
 
@@ -117,11 +131,12 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 
 		md_json_start(&j, out);
 		map_json_obj(&j, NULL);
-		map_json_str(&j, "version", MAPPER_VERSION);
+		map_json_output_version(&j, "mapctl daemon status");
+		map_json_str(&j, "daemon_version", MAPPER_VERSION);
 		map_json_int(&j, "pid", getpid());
-		map_json_int(&j, "uptime", (md_now_ms() - d->started) / 1000);
-		map_json_str(&j, "database", d->db_path);
-		map_json_str(&j, "config", d->cfg.path);
+		map_json_int(&j, "uptime_seconds", (md_now_ms() - d->started) / 1000);
+		map_json_str_or_null(&j, "database", d->db_path);
+		map_json_str_or_null(&j, "config", d->cfg.path);
 		map_json_bool(&j, "kmsg", d->kmsg != NULL);
 		map_json_obj(&j, "events");
 		map_json_uint(&j, "received", ps.received);
@@ -142,8 +157,8 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 		map_json_uint(&j, "replayed", ps.replayed);
 		map_json_uint(&j, "spool_pending", ps.spool_pending);
 		map_json_bool(&j, "database_down", ps.db_down || !d->st);
-		map_json_double(&j, "last_latency", ps.last_latency);
-		map_json_double(&j, "max_latency", ps.max_latency);
+		map_json_double(&j, "last_latency_seconds", ps.last_latency);
+		map_json_double(&j, "max_latency_seconds", ps.max_latency);
 		map_json_end_obj(&j);
 		map_json_obj(&j, "control");
 		map_json_int(&j, "clients", cs.clients);
@@ -157,15 +172,15 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 
 			md_sched_state(d, fs, &s);
 			map_json_obj(&j, NULL);
-			map_json_str(&j, "uuid", fs->uuid);
+			map_json_str(&j, "fs_uuid", fs->uuid);
 			map_json_str(&j, "mountpoint", fs->mountpoint);
-			map_json_str(&j, "device", fs->device);
-			map_json_str(&j, "devname", fs->bdev.name);
+			map_json_str_or_null(&j, "device", fs->device);
+			map_json_str_or_null(&j, "devname", fs->bdev.name);
 			map_json_bool(&j, "fanotify", fs->fan.fd >= 0);
 			map_json_bool(&j, "shut_down", fs->shut_down);
 			map_json_int(&j, "open_findings", open_findings(d, fs));
-			map_json_int(&j, "next_metadata", fs->next_metadata / 1000);
-			map_json_int(&j, "next_media", fs->next_media / 1000);
+			json_ms_time(&j, "next_metadata_time", fs->next_metadata);
+			json_ms_time(&j, "next_media_time", fs->next_media);
 			scan_json(&j, &s);
 			map_json_end_obj(&j);
 		}
@@ -223,7 +238,9 @@ static void do_progress(struct md_daemon *d, bool json, struct md_buf *out)
 
 	if (json) {
 		md_json_start(&j, out);
-		map_json_arr(&j, NULL);
+		map_json_obj(&j, NULL);
+		map_json_output_version(&j, "mapctl daemon progress");
+		map_json_arr(&j, "scans");
 	}
 	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
 		struct md_scan_state s;
@@ -234,7 +251,7 @@ static void do_progress(struct md_daemon *d, bool json, struct md_buf *out)
 		n++;
 		if (json) {
 			map_json_obj(&j, NULL);
-			map_json_str(&j, "uuid", fs->uuid);
+			map_json_str(&j, "fs_uuid", fs->uuid);
 			map_json_str(&j, "mountpoint", fs->mountpoint);
 			scan_json(&j, &s);
 			map_json_end_obj(&j);
@@ -248,6 +265,7 @@ static void do_progress(struct md_daemon *d, bool json, struct md_buf *out)
 	}
 	if (json) {
 		map_json_end_arr(&j);
+		map_json_end_obj(&j);
 		md_buf_printf(out, "\n");
 	} else if (n == 0) {
 		md_buf_printf(out, "no scan is running or queued\n");

@@ -12,6 +12,7 @@
 #include "daemon.h"
 #include "dbguard.h"
 #include "fanotify_source.h"
+#include "journal_ids.h"
 #include "log.h"
 #include "notify.h"
 #include "pipeline.h"
@@ -148,9 +149,14 @@ static void on_report(const struct md_fan_report *r, void *arg)
 		snprintf(what, sizeof(what), "inode %" PRIu64 " gen %" PRIu32, r->ino, r->gen);
 	else
 		snprintf(what, sizeof(what), "the filesystem");
+	struct log_ctx lc = {
+		.message_id = MD_MSGID_REPORTS_LOST, .uuid = fs->uuid, .mountpoint = fs->mountpoint,
+		.source = "fanotify",
+	};
+
 	if (r->overflow)
-		log_warn("%s %s: fanotify queue overflowed: error reports were lost", fs->uuid,
-			 fs->mountpoint);
+		log_ctx_msg(LOG_WARNING, &lc, "%s %s: fanotify queue overflowed: error reports "
+			    "were lost", fs->uuid, fs->mountpoint);
 	else
 		log_notice("%s %s: kernel reports %s (%s) on %s%s", fs->uuid, fs->mountpoint,
 			   strerrorname_np(r->error) ? strerrorname_np(r->error) : "error",
@@ -158,7 +164,9 @@ static void on_report(const struct md_fan_report *r, void *arg)
 			   r->count > 1 ? " and more errors merged into this report" : "");
 	if (r->error == ESHUTDOWN && !fs->shut_down) {
 		fs->shut_down = true;
-		log_err("%s %s: the filesystem was shut down", fs->uuid, fs->mountpoint);
+		lc.message_id = MD_MSGID_SHUTDOWN;
+		log_ctx_msg(LOG_ERR, &lc, "%s %s: the filesystem was shut down", fs->uuid,
+			    fs->mountpoint);
 		md_db_fs_shut_down(c->d, fs);
 		md_notify_post(MD_NOTIFY_SHUTDOWN, fs->uuid, fs->mountpoint, 0, -1);
 	}

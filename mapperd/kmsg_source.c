@@ -10,6 +10,7 @@
 
 #include "daemon.h"
 #include "dbguard.h"
+#include "journal_ids.h"
 #include "kmsg_parse.h"
 #include "kmsg_source.h"
 #include "log.h"
@@ -132,9 +133,11 @@ static void warn_dropped(struct md_kmsg *k, double now)
 		return;
 	if (k->warned && now - k->warned < KMSG_WARN_SECS)
 		return;
-	log_warn("kmsg: %" PRIu64 " reports over the per-filesystem limit (%.0f a second) and "
-		 "%" PRIu64 " with the event queue full were not taken", k->limited, KMSG_RATE,
-		 k->dropped);
+	struct log_ctx lc = { .message_id = MD_MSGID_REPORTS_LOST, .source = "kmsg" };
+
+	log_ctx_msg(LOG_WARNING, &lc, "kmsg: %" PRIu64 " reports over the per-filesystem limit "
+		    "(%.0f a second) and %" PRIu64 " with the event queue full were not taken",
+		    k->limited, KMSG_RATE, k->dropped);
 	k->limited = k->dropped = 0;
 	k->warned = now;
 }
@@ -224,7 +227,13 @@ static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line
 		break;
 	case MD_KMSG_XFS_SHUTDOWN:
 		if (!fs->shut_down) {
-			log_err("%s %s: the filesystem was shut down", fs->uuid, fs->mountpoint);
+			struct log_ctx lc = {
+				.message_id = MD_MSGID_SHUTDOWN, .uuid = fs->uuid,
+				.mountpoint = fs->mountpoint, .source = "kmsg",
+			};
+
+			log_ctx_msg(LOG_ERR, &lc, "%s %s: the filesystem was shut down", fs->uuid,
+				    fs->mountpoint);
 			fs->shut_down = true;
 			md_db_fs_shut_down(d, fs);
 			md_notify_post(MD_NOTIFY_SHUTDOWN, fs->uuid, fs->mountpoint, 0, -1);

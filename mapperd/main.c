@@ -22,12 +22,14 @@
 #include "dbguard.h"
 #include "discovery.h"
 #include "fanotify_source.h"
+#include "journal_ids.h"
 #include "kmsg_source.h"
 #include "log.h"
 #include "metrics_file.h"
 #include "notify.h"
 #include "pipeline.h"
 #include "scheduler.h"
+#include "sdnotify.h"
 
 #ifndef MAPPER_VERSION
 #define MAPPER_VERSION "0"
@@ -42,8 +44,9 @@ static const char usage_text[] =
 	"later), checks their metadata and media on a schedule, and turns the errors\n"
 	"the kernel reports (fanotify FAN_FS_ERROR, kernel log) into findings that\n"
 	"name the damaged files, within a second.  Runs in the foreground; logs to\n"
-	"stderr with syslog priority prefixes.  SIGTERM stops at the next scan\n"
-	"checkpoint, SIGHUP reads the configuration again.  Needs root.\n"
+	"stderr with syslog priority prefixes (to the journal, with fields, when\n"
+	"stderr is its stream).  SIGTERM stops at the next scan checkpoint, SIGHUP\n"
+	"reads the configuration again.  Needs root.\n"
 	"\n"
 	"Options:\n"
 	"  --config FILE     configuration file (default " MAPPERD_CONFIG_PATH ")\n"
@@ -237,9 +240,12 @@ static void run_loop(struct md_daemon *d)
 	while (!d->stopping) {
 		struct epoll_event ev;
 		int timeout = md_sched_tick(d), db_timeout = md_db_tick(d);
+		int status_timeout = md_sdnotify_tick(d);
 
 		if (db_timeout >= 0 && (timeout < 0 || db_timeout < timeout))
 			timeout = db_timeout;
+		if (status_timeout >= 0 && (timeout < 0 || status_timeout < timeout))
+			timeout = status_timeout;
 
 		/* One event at a time: a handler may free another's watch. */
 		int n = epoll_wait(d->epfd, &ev, 1, timeout);
@@ -285,6 +291,7 @@ int main(int argc, char **argv)
 
 	if (parse_options(argc, argv, &o))
 		return EXIT_ERROR;
+	log_init();
 	config_path = o.config;
 	config_must_exist = o.config_given;
 	rc = config_load(config_path, config_must_exist, &d->cfg, err, sizeof(err));
@@ -398,16 +405,21 @@ int main(int argc, char **argv)
 	int nfs = 0;
 	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next)
 		nfs++;
-	log_notice("mapperd %s started: %d XFS filesystem%s watched; database %s; control socket "
-		   "%s; configuration %s", MAPPER_VERSION, nfs, nfs == 1 ? "" : "s", d->db_path,
-		   d->cfg.control_socket, d->cfg.path[0] ? d->cfg.path : "(defaults)");
+	struct log_ctx started = { .message_id = MD_MSGID_STARTED };
+	log_ctx_msg(LOG_NOTICE, &started, "mapperd %s started: %d XFS filesystem%s watched; "
+		    "database %s; control socket %s; configuration %s", MAPPER_VERSION, nfs,
+		    nfs == 1 ? "" : "s", d->db_path, d->cfg.control_socket,
+		    d->cfg.path[0] ? d->cfg.path : "(defaults)");
+	md_sdnotify_ready(d);
 
 	run_loop(d);
 
+	md_sdnotify_stopping();
 	log_notice("stopping");
 	md_watch_del(d, &req_watch);
 	shutdown_all(d, &mask);
-	log_notice("stopped");
+	struct log_ctx stopped = { .message_id = MD_MSGID_STOPPED };
+	log_ctx_msg(LOG_NOTICE, &stopped, "stopped");
 	return 0;
 fail:
 	if (req_watch.fd >= 0)

@@ -16,6 +16,7 @@
 
 #include "daemon.h"
 #include "findlog.h"
+#include "journal_ids.h"
 #include "log.h"
 #include "metrics_file.h"
 #include "notify.h"
@@ -391,10 +392,15 @@ static void finish(struct md_daemon *d)
 		if (r->res.metadata_skipped)
 			log_warn("%s %s: metadata not checked: %s", r->job.uuid, mnt,
 				 map_strerror(-MAP_ENOSCRUB));
-		log_notice("%s %s: %s scan %" PRId64 " complete%s: %d new, %d seen again, %d resolved; "
-			   "%d open", r->job.uuid, mnt, kind, r->res.scan_id,
-			   r->res.resumed ? " (resumed)" : "", r->res.new_findings,
-			   r->res.seen_findings, r->res.resolved, r->res.open);
+		struct log_ctx lc = {
+			.message_id = MD_MSGID_SCAN_DONE, .uuid = r->job.uuid, .mountpoint = mnt,
+			.kind = kind,
+		};
+
+		log_ctx_msg(LOG_NOTICE, &lc, "%s %s: %s scan %" PRId64 " complete%s: %d new, %d seen "
+			    "again, %d resolved; %d open", r->job.uuid, mnt, kind, r->res.scan_id,
+			    r->res.resumed ? " (resumed)" : "", r->res.new_findings,
+			    r->res.seen_findings, r->res.resolved, r->res.open);
 		if (fs) {
 			if (r->job.media && d->cfg.media_interval)
 				fs->next_media = now + d->cfg.media_interval + jitter(d->cfg.random_delay);
@@ -419,7 +425,13 @@ static void finish(struct md_daemon *d)
 		else
 			rearm_job(d, &r->job, d->cfg.resume_delay, "interrupted");
 	} else {
-		log_err("%s %s: %s scan failed: %s", r->job.uuid, mnt, kind, map_strerror(r->rc));
+		struct log_ctx lc = {
+			.message_id = MD_MSGID_SCAN_FAILED, .uuid = r->job.uuid, .mountpoint = mnt,
+			.kind = kind,
+		};
+
+		log_ctx_msg(LOG_ERR, &lc, "%s %s: %s scan failed: %s", r->job.uuid, mnt, kind,
+			    map_strerror(r->rc));
 		/* Not again right away: the next regular time. */
 		if (fs && r->job.scheduled) {
 			if (r->job.media && d->cfg.media_interval)

@@ -46,7 +46,8 @@ static bool fs_flag(const char *mnt, const char *key)
 static void check_rearmed(const char *what, const char *mnt)
 {
 	long long now = (long long)time(NULL);
-	long long meta = fs_number(mnt, "next_metadata"), media = fs_number(mnt, "next_media");
+	long long meta = fs_number(mnt, "next_metadata_time"),
+		  media = fs_number(mnt, "next_media_time");
 
 	printf("%s: %s next metadata scan at now%+lld s, next media scan at now%+lld s\n", what, mnt,
 	       meta ? meta - now : 0, media ? media - now : 0);

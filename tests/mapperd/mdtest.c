@@ -261,7 +261,7 @@ double mdt_wait_watched(const char *mountpoint, bool present, double timeout)
 	char want[4200];
 	double t0 = mdt_mono();
 
-	/* status json lists each filesystem as {"uuid":..,"mountpoint":"M",...,"fanotify":true} */
+	/* status json lists each filesystem as {"fs_uuid":..,"mountpoint":"M",...,"fanotify":true} */
 	snprintf(want, sizeof(want), "\"mountpoint\":\"%s\"", mountpoint);
 	while (mdt_mono() - t0 < timeout) {
 		if (mdt_request("status json", reply, sizeof(reply)) == 0) {

@@ -10,7 +10,13 @@
 #    @raw-io, @reboot, @swap, @clock, @cpu-emulation and @obsolete;
 #  - that list allows what the daemon calls for its work (fanotify_init,
 #    fanotify_mark, ioprio_set, ioctl, open_by_handle's XFS ioctl path,
-#    epoll, timerfd, signalfd) and not setuid, chown or mount.
+#    epoll, timerfd, signalfd) and not setuid, chown or mount;
+#  - Type=notify with NotifyAccess=main (mapperd sends READY=1, STATUS=,
+#    STOPPING=1; its hooks may not);
+#  - no PrivateTmp (it would hide filesystems mounted under /tmp), SQLite's
+#    temporary files in the state directory instead;
+#  - the node_exporter textfile directory writable when it exists, the state
+#    directory mode 0755 (the database's own mode and group decide who lists).
 # Usage: test_mapperd_service.sh UNIT MAPPERD MAX
 set -u
 unit=$1 mapperd=$2 max=$3
@@ -77,6 +83,26 @@ for call in setuid setgroups chown fchownat mount umount2 init_module ptrace kex
 	grep -qx "$call" "$tmp/allowed" && fail "the unit allows $call"
 done
 echo "$(wc -l < "$tmp/allowed") system calls allowed"
+
+# The last assignment of KEY in the unit (systemd's rule for single values).
+value() { sed -n "s/^$1=//p" "$tmp/mapperd.service" | tail -n 1; }
+want() {
+	got=$(value "$1")
+	[ "$got" = "$2" ] && echo "ok: $1=$2" || fail "$1 is '$got', want '$2'"
+}
+want Type notify
+want NotifyAccess main
+want StateDirectoryMode 0755
+want Environment SQLITE_TMPDIR=/var/lib/mapper
+case " $(value ReadWritePaths) " in
+*" -/var/lib/prometheus/node-exporter "*) echo "ok: the textfile directory is writable" ;;
+*) fail "ReadWritePaths lacks -/var/lib/prometheus/node-exporter: $(value ReadWritePaths)" ;;
+esac
+pt=$(value PrivateTmp)
+case $pt in
+'' | no | false | 0) echo "ok: no PrivateTmp" ;;
+*) fail "PrivateTmp=$pt hides the filesystems mounted under /tmp and /var/tmp" ;;
+esac
 
 [ "$fails" = 0 ] && echo PASS && exit 0
 echo "$fails failure(s)"

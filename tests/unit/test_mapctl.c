@@ -154,7 +154,7 @@ static void test_status_max_age(void)
 	snprintf(args, sizeof(args), "--db %s status --json", db);
 	r = run(args);
 	CHECK_INT(r->rc, 1);
-	CHECK(strstr(r->out, "\"never_scanned\":true,\"last_complete\":null"), "%s", r->out);
+	CHECK(strstr(r->out, "\"never_scanned\":true,\"last_complete_time\":null"), "%s", r->out);
 
 	/* a metadata scan completed ten days ago: scanned, so clean unless
 	 * --max-age is under ten days */

@@ -32,6 +32,24 @@ static int ctl(const char *args)
 	return vt_sh("%s --db " DB " %s", mapctl, args);
 }
 
+/*
+ * mapctl ARGS prints JSON that holds to its schema in mapper-json(7):
+ * tests/unit/json_schema.sh, found next to this source (the guest sees the
+ * source tree at the same path).  Not --strict: a real filesystem need not
+ * have every member (no refetch orphans, say); none it has may be unlisted.
+ */
+static void check_schema(const char *command, const char *args)
+{
+	char top[4096];
+	const char *slash = strrchr(__FILE__, '/');
+
+	snprintf(top, sizeof(top), "%.*s/../..", slash ? (int)(slash - __FILE__) : 1,
+		 slash ? __FILE__ : ".");
+	CHECK_INT(vt_sh("%s --db " DB " %s > /tmp/schema.json; cat /tmp/schema.json; "
+			"sh %s/tests/unit/json_schema.sh %s/cli/mapper-json.7 '%s' /tmp/schema.json",
+			mapctl, args, top, top, command), 0);
+}
+
 /* The NUL-separated output of a command as a sorted, newline-joined list
  * with NUL shown as '|' and newlines inside names as '\n' (2 chars). */
 static char *nul_list(const char *cmd)
@@ -89,8 +107,25 @@ int main(int argc, char **argv)
 	fx_add_bad_blocks(blocks, n);
 	fx_mount();
 
-	CHECK_INT(ctl("scan " FX_MNT), 1);
+	CHECK_INT(ctl("scan --json " FX_MNT " > /tmp/scan.json"), 1);
+	CHECK_INT(vt_sh("cat /tmp/scan.json; jq -e '.scans[0].open_findings > 0' /tmp/scan.json"), 0);
 	CHECK_INT(ctl("status " FX_MNT), 1);
+
+	/* Every JSON of mapctl holds to mapper-json(7) (the database-only
+	 * commands also on the host: test_mapctl_json). */
+	check_schema("mapctl scan", "scan --json --metadata " FX_MNT);
+	check_schema("mapctl status", "status --json " FX_MNT);
+	check_schema("mapctl files", "files --json --all " FX_MNT);
+	check_schema("mapctl history", "history --json " FX_MNT);
+	check_schema("mapctl events", "events --json");
+	check_schema("mapctl repair", "repair --dry-run --json " FX_MNT);
+	check_schema("mapctl refetch", "refetch --json --dry-run " FX_MNT " --from " MIRROR);
+	char locate[128];
+	snprintf(locate, sizeof(locate), "locate --json " FX_MNT " --byte %llu",
+		 (unsigned long long)victims[1]);
+	check_schema("mapctl locate", locate);
+	CHECK_STR(vt_out("%s --db " DB " %s | jq -r '.owners[0].paths[0]'", mapctl, locate),
+		  FX_MNT "/docs/thesis.pdf");
 
 	/* Exactly the damaged paths, every name, exact bytes with -0. */
 	char *cmd;
@@ -114,17 +149,17 @@ int main(int argc, char **argv)
 	CHECK(strstr(json, "odd/\\udcff\\udcfe-bytes.bin\""), "JSON keeps bad bytes as \\udcNN");
 	CHECK(strstr(json, "/mnt/fx/bigdir\""), "the damaged directory is listed by its path");
 	CHECK_STR(vt_out("%s --db " DB " files --json " FX_MNT
-			 " | jq '[.[] | select(.kind == \"file\")] | length'", mapctl), "6");
+			 " | jq '[.findings[] | select(.kind == \"file\")] | length'", mapctl), "6");
 	CHECK_STR(vt_out("%s --db " DB " files --json " FX_MNT
-			 " | jq -r '.[] | select(.inode == %llu) | .file_offset'", mapctl,
+			 " | jq -r '.findings[] | select(.inode == %llu) | .file_offset'", mapctl,
 			 (unsigned long long)fx_ino("docs/thesis.pdf")), "131072");
 
 	/* One finding per damaged object (issue 16): the inode btree block is
 	 * one finding that both the media read and scrub saw, listed by ID
 	 * and AG in files and status; no inode object is recorded twice. */
 	CHECK_STR(vt_out("%s --db " DB " files --json " FX_MNT
-			 " | jq '[.[] | select(.kind == \"inode-btrees\")] | length'", mapctl), "1");
-	CHECK_STR(vt_out("%s --db " DB " files --json " FX_MNT " | jq -r '.[] | "
+			 " | jq '[.findings[] | select(.kind == \"inode-btrees\")] | length'", mapctl), "1");
+	CHECK_STR(vt_out("%s --db " DB " files --json " FX_MNT " | jq -r '.findings[] | "
 			 "select(.kind == \"inode-btrees\") | [.evidence[].source] | unique | "
 			 "join(\",\")'", mapctl), "media,scrub");
 	CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from (select kind, ino from findings "
@@ -180,7 +215,7 @@ int main(int argc, char **argv)
 	}
 	CHECK_INT(ctl("scan " FX_MNT), 0);
 	CHECK_STR(vt_out("%s --db " DB " files --all --json " FX_MNT
-			 " | jq -r '[.[] | select(.kind == \"file\") | .state] | unique | join(\",\")'",
+			 " | jq -r '[.findings[] | select(.kind == \"file\") | .state] | unique | join(\",\")'",
 			 mapctl), "resolved");
 	CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from findings where state not in "
 			 "('resolved', 'ignored')\""), "0");
@@ -217,6 +252,12 @@ int main(int argc, char **argv)
 
 	CHECK_STR(vt_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
 	fx_umount();
+	/* Unmounted, the database-only commands still name it by its recorded
+	 * mount point (issue 14), and the paths are the recorded ones. */
+	CHECK_INT(ctl("status " FX_MNT), 0);
+	CHECK_INT(ctl("history " FX_MNT " | grep refetch"), 0);
+	CHECK_STR(vt_out("%s --db " DB " files --all --json " FX_MNT
+			 " | jq -r '[.findings[].mountpoint] | unique | join(\",\")'", mapctl), FX_MNT);
 	/* The old inode btree block is free now but still unreadable; stop
 	 * dm-dust failing it (as a drive remaps a sector) so that xfs_repair,
 	 * which reads AG headers in large chunks, can check the rest. */

@@ -203,14 +203,14 @@ int main(int argc, char **argv)
 		fputs(FX_MNT "/" XATTR_REL "\n" FX_MNT "/" LINK_REL "\n", want);
 	fclose(want);
 	CHECK_INT(vt_sh("sort -u /tmp/want.list > /tmp/want.sorted && %s --db " DB " files " FX_MNT
-			" --json | jq -r '.[].paths[]' | sort -u > /tmp/got.sorted && "
+			" --json | jq -r '.findings[].paths[]' | sort -u > /tmp/got.sorted && "
 			"diff /tmp/want.sorted /tmp/got.sorted", mapctl), 0);
 
 	/* ---- one finding per damaged object ---- */
 	CHECK_STR(sql("SELECT count(*) FROM (SELECT kind, ino FROM findings WHERE ino IS NOT NULL "
 		      "AND kind != 'file' GROUP BY kind, ino HAVING count(*) > 1)"), "0");
 	CHECK_STR(vt_out("sqlite3 " DB " \"SELECT count(*) FROM findings WHERE kind = 'inode' AND "
-			 "ino = %llu\"", (unsigned long long)victim_ino), modern ? "0" : "1");
+			 "ino = %llu\"", (unsigned long long)victim_ino), "1");
 	CHECK_STR(vt_out("sqlite3 " DB " \"SELECT count(*) FROM findings WHERE kind = "
 			 "'inode-btrees' AND agno = %u\"", inobt_ag), "1");
 

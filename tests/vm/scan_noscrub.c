@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	      "says why: %s", out);
 	CHECK(strstr(out, " verified in "), "media verified: %s", out);
 	CHECK_STR(vt_out("sqlite3 " DB " 'SELECT count(*) FROM findings'"), "0");
-	CHECK_STR(vt_out("%s --db " DB " scan --json " FX_MNT " | jq -c '.[0] | "
+	CHECK_STR(vt_out("%s --db " DB " scan --json " FX_MNT " | jq -c '.scans[0] | "
 			 "[.state, .metadata_checked, .open_findings, .bytes_verified > 0]'",
 			 mapctl), "[\"complete\",false,0,true]");
 	CHECK_INT(vt_sh("%s --db " DB " status " FX_MNT, mapctl), 0);

@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# contrib/notify.d/10-mail with a recording sendmail and systemd-run:
+#  - direct: the mail (To, Subject, the findings JSON) reaches sendmail -oi -t;
+#  - systemd-run: the same mail goes through
+#    systemd-run --pipe --wait --quiet --collect ... SENDMAIL -oi -t;
+#  - auto: direct without no_new_privs; under setpriv --no-new-privs,
+#    systemd-run when systemd runs this system (/run/systemd/system), else
+#    direct;
+#  - sendmail's exit status is the hook's, in both ways;
+#  - no sendmail: exit 0 with a word on stderr; a bad MAPPER_MAIL_VIA: exit 1.
+# Usage: test_notify_mail.sh HOOK
+set -u
+hook=$1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/bin" "$tmp/out"
+cat > "$tmp/bin/sendmail" <<EOS
+#!/bin/sh
+echo "\$*" > "$tmp/out/args"
+cat > "$tmp/out/mail"
+exit \${FAKE_SENDMAIL_STATUS:-0}
+EOS
+# Records its arguments, then runs the command after the options.
+cat > "$tmp/bin/systemd-run" <<EOS
+#!/bin/sh
+echo "\$*" > "$tmp/out/run-args"
+while [ \$# -gt 0 ]; do
+	case \$1 in --*) shift ;; *) break ;; esac
+done
+exec "\$@"
+EOS
+chmod 0755 "$tmp/bin/sendmail" "$tmp/bin/systemd-run"
+echo '{"event":"damage","findings":[{"paths":["/mnt/x/a.dat"]}]}' > "$tmp/f.json"
+
+# run VIA [wrapper...]: the hook's exit status in $status
+run() {
+	via=$1
+	shift
+	rm -f "$tmp/out/"*
+	env -i PATH="$tmp/bin:/usr/sbin:/usr/bin:/sbin:/bin" HOME=/ LANG=C \
+		MAPPER_EVENT=damage MAPPER_FS_UUID=5d0c3f7e-1a2b-4c3d-8e9f-0a1b2c3d4e5f \
+		MAPPER_MOUNTPOINT=/mnt/x MAPPER_NEW_FINDINGS=1 MAPPER_OPEN_FINDINGS=2 \
+		MAPPER_FINDINGS_JSON="$tmp/f.json" MAPPER_TIME=0 MAPPER_VERSION=0.1.0 \
+		MAPPER_SENDMAIL="${SENDMAIL:-$tmp/bin/sendmail}" MAPPER_MAIL_VIA="$via" \
+		FAKE_SENDMAIL_STATUS="${STATUS:-0}" \
+		"$@" sh "$hook" > "$tmp/stdout" 2> "$tmp/stderr"
+	status=$?
+}
+
+check_mail() {
+	what=$1
+	[ "$status" = 0 ] || fail "$what: exit status $status: $(cat "$tmp/stderr")"
+	grep -qx 'To: root' "$tmp/out/mail" 2>/dev/null || fail "$what: no To: root"
+	grep -q '^Subject: \[mapper\] .*: damage on /mnt/x$' "$tmp/out/mail" 2>/dev/null ||
+		fail "$what: no Subject"
+	grep -qF '"paths":["/mnt/x/a.dat"]' "$tmp/out/mail" 2>/dev/null ||
+		fail "$what: the findings JSON is not in the mail"
+	[ "$(cat "$tmp/out/args" 2>/dev/null)" = "-oi -t" ] || fail "$what: sendmail's arguments"
+}
+
+check_via_run() {
+	what=$1
+	args=$(cat "$tmp/out/run-args" 2>/dev/null)
+	case $args in
+	"--pipe --wait --quiet --collect --description=mapper notification mail (damage) $tmp/bin/sendmail -oi -t")
+		echo "ok: $what went through systemd-run" ;;
+	*) fail "$what: systemd-run got '$args'" ;;
+	esac
+}
+
+check_direct() {
+	[ ! -e "$tmp/out/run-args" ] && echo "ok: $1 ran sendmail directly" ||
+		fail "$1: went through systemd-run"
+}
+
+run direct
+check_mail direct
+check_direct direct
+
+run systemd-run
+check_mail systemd-run
+check_via_run systemd-run
+
+run auto
+check_mail "auto without no_new_privs"
+check_direct "auto without no_new_privs"
+
+run auto setpriv --no-new-privs
+check_mail "auto with no_new_privs"
+if [ -d /run/systemd/system ]; then
+	check_via_run "auto with no_new_privs under systemd"
+else
+	check_direct "auto with no_new_privs, systemd not running"
+fi
+
+for via in direct systemd-run; do
+	STATUS=75 run $via
+	[ "$status" = 75 ] && echo "ok: sendmail's status 75 is the hook's ($via)" ||
+		fail "$via: sendmail exited 75, the hook $status"
+done
+
+SENDMAIL=/nonexistent/sendmail run auto
+[ "$status" = 0 ] && grep -q 'no sendmail' "$tmp/stderr" && echo "ok: no sendmail" ||
+	fail "no sendmail: status $status, stderr: $(cat "$tmp/stderr")"
+
+run bogus
+[ "$status" = 1 ] && grep -q 'MAPPER_MAIL_VIA=bogus' "$tmp/stderr" && echo "ok: bad MAPPER_MAIL_VIA" ||
+	fail "MAPPER_MAIL_VIA=bogus: status $status"
+
+[ "$fails" = 0 ] && echo PASS && exit 0
+echo "$fails failure(s)"
+exit 1
