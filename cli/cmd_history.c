@@ -41,12 +41,12 @@ static int show_action(const struct map_action *a, void *arg)
 	if (l->ctl->json) {
 		map_json_obj(l->j, NULL);
 		map_json_int(l->j, "action_id", a->id);
-		json_time(l->j, "time", a->at);
+		map_json_time(l->j, "time", a->at);
 		rc = json_fs(l, a->fs_id);
 		if (rc)
 			return rc;
 		map_json_str(l->j, "action", a->action);
-		json_uint_or_null(l->j, "finding_id", a->finding_id > 0, (uint64_t)a->finding_id);
+		map_json_uint_or_null(l->j, "finding_id", a->finding_id > 0, (uint64_t)a->finding_id);
 		map_json_str_or_null(l->j, "user", a->user);
 		map_json_str_or_null(l->j, "outcome", a->outcome);
 		map_json_str_or_null(l->j, "detail", a->detail);
@@ -72,13 +72,13 @@ static int show_event(const struct map_event *e, void *arg)
 	if (l->ctl->json) {
 		map_json_obj(l->j, NULL);
 		map_json_int(l->j, "event_id", e->id);
-		json_time(l->j, "time", e->at);
+		map_json_time(l->j, "time", e->at);
 		rc = json_fs(l, e->fs_id);
 		if (rc)
 			return rc;
 		map_json_str(l->j, "source", e->source);
-		json_uint_or_null(l->j, "inode", e->ino, e->ino);
-		json_uint_or_null(l->j, "generation", e->ino && e->gen, e->gen);
+		map_json_uint_or_null(l->j, "inode", e->ino, e->ino);
+		map_json_uint_or_null(l->j, "generation", e->ino && e->gen, e->gen);
 		if (e->error)
 			map_json_int(l->j, "error", e->error);
 		else

@@ -363,8 +363,8 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 		map_json_obj(&j, NULL);
 		map_json_int(&j, "finding_id", it->f.id);
 		map_json_str(&j, "kind", it->f.kind);
-		json_uint_or_null(&j, "ag", it->f.agno >= 0, (uint64_t)it->f.agno);
-		json_uint_or_null(&j, "inode", it->f.ino, it->f.ino);
+		map_json_uint_or_null(&j, "ag", it->f.agno >= 0, (uint64_t)it->f.agno);
+		map_json_uint_or_null(&j, "inode", it->f.ino, it->f.ino);
 		map_json_arr(&j, "paths");
 		for (size_t k = 0; k < it->f.npaths; k++) {
 			char *full = join_path(mnt, it->f.paths[k]);

@@ -165,11 +165,11 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 		map_json_obj(j, NULL);
 		map_json_str(j, "fs_uuid", info->uuid);
 		map_json_str(j, "mountpoint", info->mountpoint);
-		json_uint_or_null(j, "scan_id", res.scan_id > 0, (uint64_t)res.scan_id);
+		map_json_uint_or_null(j, "scan_id", res.scan_id > 0, (uint64_t)res.scan_id);
 		map_json_str(j, "state", state);
 		map_json_str_or_null(j, "error", rc ? map_strerror(rc) : NULL);
 		map_json_bool(j, "resumed", res.resumed);
-		json_uint_or_null(j, "resumed_at_device_offset", res.resumed, res.resumed_at);
+		map_json_uint_or_null(j, "resumed_at_device_offset", res.resumed, res.resumed_at);
 		map_json_bool(j, "metadata_checked", !res.metadata_skipped &&
 			      (opts->metadata || !opts->media));
 		map_json_uint(j, "objects_scrubbed", res.scrub.objects);

@@ -160,7 +160,7 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 		map_json_bool(j, "rmapbt", fs->rmapbt);
 		map_json_str(j, "state", state);
 		map_json_bool(j, "never_scanned", never);
-		json_time(j, "last_complete_time", complete);
+		map_json_time(j, "last_complete_time", complete);
 		if (s->max_age_ms)
 			map_json_bool(j, "stale", stale);
 		else
@@ -184,11 +184,11 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 			map_json_int(j, "scan_id", last.id);
 			map_json_str(j, "state", last.state);
 			map_json_str_or_null(j, "phase", last.phase);
-			json_time(j, "start_time", last.started);
-			json_time(j, "end_time", last.finished);
+			map_json_time(j, "start_time", last.started);
+			map_json_time(j, "end_time", last.finished);
 			map_json_double(j, "duration_seconds", last.seconds);
-			json_uint_or_null(j, "bytes_verified", last.do_media, last.media_done);
-			json_uint_or_null(j, "bytes_total", last.do_media, last.media_total);
+			map_json_uint_or_null(j, "bytes_verified", last.do_media, last.media_done);
+			map_json_uint_or_null(j, "bytes_total", last.do_media, last.media_total);
 			map_json_str_or_null(j, "error", last.error);
 			map_json_end_obj(j);
 		} else {

@@ -93,10 +93,6 @@ char *join_path(const char *mountpoint, const char *rel);
  * version of @command ("mapctl files"); json_close() ends it. */
 void json_open(struct map_json *j, FILE *out, const char *command);
 void json_close(struct map_json *j);		/* "}", newline, flush */
-/* @value, or null unless @has. */
-void json_uint_or_null(struct map_json *j, const char *key, bool has, uint64_t value);
-/* Unix seconds, or null for 0 (never, not yet). */
-void json_time(struct map_json *j, const char *key, int64_t t);
 
 /* A finding as a JSON object (inside an array), with its filesystem. */
 void json_finding(struct map_json *j, const struct map_finding *f, const char *uuid,

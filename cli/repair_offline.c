@@ -737,9 +737,9 @@ static void json_plan(const struct offline *x, FILE *out)
 	map_json_str_or_null(&j, "mounted_at", x->t.mounted_at);
 	map_json_bool(&j, "identified_by_uuid", x->t.by_uuid);
 	map_json_bool(&j, "checked", x->checked);
-	json_uint_or_null(&j, "sector_size", x->checked, x->unit);
-	json_uint_or_null(&j, "unreadable_sectors", x->checked, x->total_bad);
-	json_uint_or_null(&j, "max_sectors", x->checked, x->max_bad);
+	map_json_uint_or_null(&j, "sector_size", x->checked, x->unit);
+	map_json_uint_or_null(&j, "unreadable_sectors", x->checked, x->total_bad);
+	map_json_uint_or_null(&j, "max_sectors", x->checked, x->max_bad);
 	map_json_uint(&j, "ranges_outside_device", x->outside);
 	map_json_arr(&j, "ranges");
 	for (size_t i = 0; i < x->ranges.n; i++) {

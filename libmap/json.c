@@ -137,6 +137,64 @@ void map_json_str_or_null(struct map_json *j, const char *key, const char *value
 		map_json_null(j, key);
 }
 
+void map_json_uint_or_null(struct map_json *j, const char *key, bool has, uint64_t value)
+{
+	if (has)
+		map_json_uint(j, key, value);
+	else
+		map_json_null(j, key);
+}
+
+void map_json_time(struct map_json *j, const char *key, int64_t t)
+{
+	if (t > 0)
+		map_json_int(j, key, t);
+	else
+		map_json_null(j, key);
+}
+
+void map_json_finding_members(struct map_json *j, const struct map_finding *f, const char *uuid,
+			      const char *mountpoint)
+{
+	bool recorded = f->id > 0;	/* mapctl locate's owners are not */
+	/* Paths are stored relative to the mount root; outputs give whole ones. */
+	size_t m = mountpoint ? strlen(mountpoint) : 0;
+
+	if (m == 1 && mountpoint[0] == '/')
+		m = 0;
+	map_json_uint_or_null(j, "finding_id", recorded, (uint64_t)f->id);
+	map_json_str_or_null(j, "fs_uuid", uuid);
+	map_json_str_or_null(j, "mountpoint", mountpoint);
+	map_json_str_or_null(j, "state", recorded ? map_state_name(f->state) : NULL);
+	map_json_str_or_null(j, "source", f->source);
+	map_json_str(j, "kind", f->kind);
+	map_json_uint_or_null(j, "device_offset", f->has_range, f->physical);
+	map_json_uint_or_null(j, "device_length", f->has_range, f->length);
+	map_json_uint_or_null(j, "inode", f->ino, f->ino);
+	map_json_uint_or_null(j, "generation", f->ino, f->gen);
+	map_json_uint_or_null(j, "mode", f->ino && f->mode, f->mode);
+	map_json_str_or_null(j, "fork", f->fork);
+	map_json_uint_or_null(j, "file_offset", f->has_offset, f->offset);
+	map_json_uint_or_null(j, "file_length", f->has_offset, f->length);
+	map_json_uint_or_null(j, "ag", f->agno >= 0, (uint64_t)f->agno);
+	map_json_str_or_null(j, "scrub", f->scrub);
+	map_json_str_or_null(j, "detail", f->detail);
+	map_json_bool(j, "shared", f->flags & MAP_OWNER_F_SHARED);
+	map_json_time(j, "first_seen_time", f->first_seen);
+	map_json_time(j, "last_seen_time", f->last_seen);
+	map_json_arr(j, "paths");
+	for (size_t i = 0; i < f->npaths; i++) {
+		const char *rel = f->paths[i];
+		char *p = mountpoint ? malloc(m + 1 + strlen(rel) + 1) : NULL;
+
+		if (p)
+			sprintf(p, "%.*s/%s", (int)m, mountpoint, rel);
+		map_json_str(j, NULL, p ? p : rel);
+		free(p);
+	}
+	map_json_end_arr(j);
+}
+
 void map_json_output_version(struct map_json *j, const char *command)
 {
 	map_json_obj(j, "output_version");

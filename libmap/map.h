@@ -799,6 +799,15 @@ void map_json_str_or_null(struct map_json *j, const char *key, const char *value
 #define MAP_JSON_MAJOR 1
 #define MAP_JSON_MINOR 0
 void map_json_output_version(struct map_json *j, const char *command);
+/* @value when @has, else null. */
+void map_json_uint_or_null(struct map_json *j, const char *key, bool has, uint64_t value);
+/* Unix seconds, or null for 0 (never). */
+void map_json_time(struct map_json *j, const char *key, int64_t t);
+/* The members of a finding object of mapper-json(7), without its braces;
+ * every member is there, what does not apply is null.  Paths are joined to
+ * @mountpoint (may be NULL: paths as stored). */
+void map_json_finding_members(struct map_json *j, const struct map_finding *f, const char *uuid,
+			      const char *mountpoint);
 
 #ifdef __cplusplus
 }

@@ -97,10 +97,10 @@ void md_notify_post(enum md_notify_event ev, const char *uuid, const char *mount
 	post(n);
 }
 
-void md_notify_batch_begin(const char *mountpoint)
+void md_notify_batch_begin(const char *uuid, const char *mountpoint)
 {
 	md_notification_free(batch);
-	batch = md_notification_new(MD_NOTIFY_DAMAGE, NULL, mountpoint, 0, -1, 0);
+	batch = md_notification_new(MD_NOTIFY_DAMAGE, uuid, mountpoint, 0, -1, 0);
 }
 
 void md_notify_note_finding(const struct map_finding *f, bool is_new)

@@ -36,7 +36,8 @@ void md_notify_post(enum md_notify_event ev, const char *uuid, const char *mount
  * hands each to md_notify_note_finding); end posts "damage" when @nnew > 0
  * with them as the findings JSON.  Per thread; a no-op outside a batch.
  */
-void md_notify_batch_begin(const char *mountpoint);	/* the findings' paths are under it */
+/* @uuid, @mountpoint: the filesystem of the findings (their paths are under it) */
+void md_notify_batch_begin(const char *uuid, const char *mountpoint);
 void md_notify_note_finding(const struct map_finding *f, bool is_new);
 void md_notify_batch_end(const char *uuid, const char *mountpoint, int nnew, int open_findings);
 

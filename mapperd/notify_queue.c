@@ -81,34 +81,8 @@ void md_notification_add_finding(struct md_notification *n, const struct map_fin
 	}
 	md_json_start(&j, &b);
 	map_json_obj(&j, NULL);
-	map_json_int(&j, "id", f->id);
-	map_json_str(&j, "source", f->source);
-	map_json_str(&j, "kind", f->kind);
-	if (f->ino) {
-		map_json_uint(&j, "ino", f->ino);
-		map_json_uint(&j, "gen", f->gen);
-	}
-	if (f->has_range) {
-		map_json_uint(&j, "physical", f->physical);
-		map_json_uint(&j, "length", f->length);
-	}
-	if (f->fork[0])
-		map_json_str(&j, "fork", f->fork);
-	if (f->has_offset)
-		map_json_uint(&j, "offset", f->offset);
-	if (f->detail[0])
-		map_json_str(&j, "detail", f->detail);
-	map_json_arr(&j, "paths");
-	for (size_t i = 0; i < f->npaths; i++) {
-		char path[PATH_MAX * 2];
-		const char *rel = f->paths[i];
-
-		/* Stored relative to the mount root; hooks want whole paths. */
-		snprintf(path, sizeof(path), "%s%s%s", strcmp(n->mountpoint, "/") ? n->mountpoint : "",
-			 rel[0] == '/' ? "" : "/", rel);
-		map_json_str(&j, NULL, path);
-	}
-	map_json_end_arr(&j);
+	/* The finding object of mapper-json(7), as mapctl files gives it. */
+	map_json_finding_members(&j, f, n->uuid, n->mountpoint);
 	map_json_end_obj(&j);
 	if (b.failed || n->json_len + b.len + 1 > MD_NOTIFY_JSON_MAX) {
 		n->json_omitted++;
@@ -129,8 +103,9 @@ int md_notification_json(const struct md_notification *n, char **out, size_t *le
 
 	md_json_start(&j, &b);
 	map_json_obj(&j, NULL);
+	map_json_output_version(&j, "mapperd notify");
 	map_json_str(&j, "event", md_notify_event_name(n->event));
-	map_json_str(&j, "uuid", n->uuid);
+	map_json_str(&j, "fs_uuid", n->uuid);
 	map_json_str(&j, "mountpoint", n->mountpoint);
 	map_json_int(&j, "time", n->time);
 	map_json_int(&j, "new_findings", n->new_findings);

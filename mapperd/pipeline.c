@@ -819,7 +819,7 @@ static int record(struct md_pipeline *p, const struct map_fs_info *info, const s
 		 o->n, o->n == 1 ? "" : "s", o->note);
 	e->v = o->v;			/* lent, not given */
 	e->n = o->n;
-	md_notify_batch_begin(e->info.mountpoint);
+	md_notify_batch_begin(e->info.uuid, e->info.mountpoint);
 	rc = md_dbwriter_write(p->db, e, nnew, stopping_cb, p);
 	md_notify_batch_end(e->info.uuid, e->info.mountpoint, rc == 0 ? *nnew : 0, -1);
 	free(e);

@@ -96,7 +96,7 @@ static void *scan_thread(void *arg)
 	if (rc == 0 && strcmp(map_fs_info(fs)->uuid, r->job.uuid) != 0)
 		rc = -MAP_EUNMOUNTED;
 	if (rc == 0) {
-		md_notify_batch_begin(r->mountpoint);
+		md_notify_batch_begin(r->job.uuid, r->mountpoint);
 		rc = map_scan(st, fs, &r->opts, &r->res, &r->holder);
 		/* Findings a scan stored are news even when it stopped early. */
 		md_notify_batch_end(r->job.uuid, r->mountpoint, r->res.new_findings,

@@ -183,8 +183,13 @@ int main(int argc, char **argv)
 	CHECK(strstr(json, "\"event\":\"damage\"") != NULL, "event in the JSON");
 	CHECK(strstr(json, "\"paths\":[\"" FX_MNT "/victim.dat\"]") != NULL,
 	      "the JSON does not name the damaged file");
-	snprintf(want, sizeof(want), "\"physical\":%llu", (unsigned long long)phys);
+	snprintf(want, sizeof(want), "\"device_offset\":%llu", (unsigned long long)phys);
 	CHECK(strstr(json, want) != NULL, "want %s", want);
+	CHECK(!strncmp(json, "{\"output_version\":{\"command\":\"mapperd notify\",", 46),
+	      "the JSON starts with its output version");
+	snprintf(want, sizeof(want), "\"fs_uuid\":\"%s\",\"mountpoint\":\"" FX_MNT "\",\"state\"",
+		 uuid);
+	CHECK(strstr(json, want) != NULL, "the finding names its filesystem: want %s", want);
 	count(OUT "/mode.damage.*", path, sizeof(path));
 	CHECK_STR(slurp(path), "600\n");
 

@@ -239,9 +239,10 @@ static void test_json(void)
 	md_notification_add_finding(n, &f);
 	CHECK_INT(md_notification_json(n, &text, &len), 0);
 	CHECK_INT(len, strlen(text));
-	CHECK(strstr(text, "\"event\":\"damage\"") && strstr(text, "\"uuid\":\"u-1\"") &&
+	CHECK(!strncmp(text, "{\"output_version\":{\"command\":\"mapperd notify\",\"major\":", 54) &&
+	      strstr(text, "\"event\":\"damage\"") && strstr(text, "\"fs_uuid\":\"u-1\"") &&
 	      strstr(text, "\"paths\":[\"/srv/x/a/b \\\"c\\\"\"]") &&
-	      strstr(text, "\"findings\":[{") && strstr(text, "\"ino\":131") &&
+	      strstr(text, "\"findings\":[{\"finding_id\":") && strstr(text, "\"inode\":131") &&
 	      text[len - 1] == '\n' && text[len - 2] == '}',
 	      "json: %s", text);
 	free(text);
