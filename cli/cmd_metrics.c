@@ -34,7 +34,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	if (rc)
 		return rc;
 	if (output) {
-		rc = map_metrics_write_file(st, output);
+		rc = map_metrics_write_file(st, output, NULL, NULL);
 		map_store_close(st);
 		if (rc)
 			return fail(ctl, rc, "writing %s (by way of %s.tmp)", shown(output),

@@ -645,9 +645,12 @@ int map_metrics_write(struct map_store *st, FILE *out);
  * The same into @path for a textfile collector: @path.tmp (a link or file
  * left there is removed, never written through), mode 0644 whatever the
  * umask, synced, then renamed over @path, so a reader sees the old file or
- * the new one, never a part.  0, or a negative errno; @path.tmp is gone.
+ * the new one, never a part.  @extra (may be NULL) appends families of the
+ * caller's own (mapperd's counters) before the file is synced.  0, or a
+ * negative errno; @path.tmp is gone.
  */
-int map_metrics_write_file(struct map_store *st, const char *path);
+int map_metrics_write_file(struct map_store *st, const char *path,
+			   void (*extra)(FILE *out, void *arg), void *arg);
 
 /* ---- scan: scrub + verify + map + resolve, into the store ------------------------ */
 

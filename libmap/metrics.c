@@ -293,7 +293,8 @@ int map_metrics_write(struct map_store *st, FILE *out)
 	return rc;
 }
 
-int map_metrics_write_file(struct map_store *st, const char *path)
+int map_metrics_write_file(struct map_store *st, const char *path,
+			   void (*extra)(FILE *out, void *arg), void *arg)
 {
 	char *tmp;
 	FILE *f;
@@ -310,6 +311,11 @@ int map_metrics_write_file(struct map_store *st, const char *path)
 		return rc;
 	}
 	rc = map_metrics_write(st, f);
+	if (rc == 0 && extra) {
+		extra(f, arg);
+		if (ferror(f))
+			rc = -EIO;
+	}
 	if (rc) {
 		fclose(f);
 	} else {

@@ -9,6 +9,7 @@
  * daemon stopped.  The file itself is written by libmap
  * (map_metrics_write_file: FILE.tmp, 0644, rename).
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,7 +30,39 @@ static struct {
 	bool written;			/* @path written at @last (else: write now) */
 	double last;			/* md_mono() of the last attempt */
 	int failed;			/* errno of the last failure, 0: none */
+	struct md_report_counts counts;
 } mf = { .lock = PTHREAD_MUTEX_INITIALIZER, .interval = 15 };
+
+void md_metrics_file_set_counts(const struct md_report_counts *c)
+{
+	pthread_mutex_lock(&mf.lock);
+	if (memcmp(&mf.counts, c, sizeof(*c)) != 0)
+		mf.changed = true;
+	mf.counts = *c;
+	pthread_mutex_unlock(&mf.lock);
+}
+
+static void counter(FILE *out, const char *name, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+}
+
+/* The daemon's families, from the snapshot the tick took. */
+static void write_counts(FILE *out, void *arg)
+{
+	const struct md_report_counts *c = arg;
+	const char *dropped = "mapper_daemon_reports_dropped_total";
+
+	counter(out, "mapper_daemon_reports_received_total",
+		"Error reports mapperd read from the kernel (fanotify and the kernel log).");
+	fprintf(out, "mapper_daemon_reports_received_total %" PRIu64 "\n", c->received);
+	counter(out, dropped, "Error reports mapperd did not turn into findings, by reason.");
+	fprintf(out, "%s{reason=\"duplicate\"} %" PRIu64 "\n", dropped, c->duplicates);
+	fprintf(out, "%s{reason=\"queue_full\"} %" PRIu64 "\n", dropped, c->queue_full);
+	fprintf(out, "%s{reason=\"rate_limited\"} %" PRIu64 "\n", dropped, c->rate_limited);
+	fprintf(out, "%s{reason=\"spool_full\"} %" PRIu64 "\n", dropped, c->spool_full);
+	fprintf(out, "%s{reason=\"failed\"} %" PRIu64 "\n", dropped, c->failed);
+}
 
 void md_metrics_file_configure(const char *path, int64_t interval_ms)
 {
@@ -53,6 +86,7 @@ void md_metrics_file_changed(void)
 double md_metrics_file_tick(struct map_store *st)
 {
 	char path[PATH_MAX];
+	struct md_report_counts counts;
 	double now = md_mono(), interval, refresh, wait;
 	bool due;
 	int rc;
@@ -61,6 +95,7 @@ double md_metrics_file_tick(struct map_store *st)
 	interval = mf.interval;
 	refresh = interval > REFRESH_SECS ? interval : REFRESH_SECS;
 	snprintf(path, sizeof(path), "%s", mf.path);
+	counts = mf.counts;
 	due = path[0] && st &&
 	      (!mf.written || now >= mf.last + refresh || (mf.changed && now >= mf.last + interval));
 	if (due)
@@ -74,7 +109,7 @@ double md_metrics_file_tick(struct map_store *st)
 	if (!due)
 		return wait > 0 ? wait : interval;
 
-	rc = map_metrics_write_file(st, path);
+	rc = map_metrics_write_file(st, path, write_counts, &counts);
 	pthread_mutex_lock(&mf.lock);
 	if (strcmp(mf.path, path) == 0) {	/* not configured anew meanwhile */
 		mf.last = now;

@@ -26,4 +26,17 @@ void md_metrics_file_changed(void);
  * for it, which is why metrics_file changes need a restart (main.c). */
 double md_metrics_file_tick(struct map_store *st);
 
+/* What became of the error reports mapperd read: the daemon's own families
+ * in the file, after the store's (mapperd(8), METRICS). */
+struct md_report_counts {
+	uint64_t received;
+	uint64_t duplicates;		/* dropped: seen within dedup_window */
+	uint64_t queue_full;		/* dropped: the queue was full */
+	uint64_t rate_limited;		/* dropped: over a source's rate */
+	uint64_t spool_full;		/* lost: database away and spool full */
+	uint64_t failed;		/* taken but could not be processed */
+};
+/* The pipeline's thread, before each tick: the counts to write. */
+void md_metrics_file_set_counts(const struct md_report_counts *c);
+
 #endif

@@ -21,6 +21,7 @@
 #include "findlog.h"
 #include "health.h"
 #include "log.h"
+#include "metrics_file.h"
 #include "notify.h"
 #include "pipeline.h"
 #include "xfs_abi.h"
@@ -936,6 +937,14 @@ static void *worker(void *arg)
 		} else if (stopping_cb(p)) {
 			break;
 		}
+		pthread_mutex_lock(&p->lock);
+		struct md_report_counts counts = {
+			.received = p->stats.received, .duplicates = p->stats.duplicates,
+			.queue_full = p->stats.dropped, .rate_limited = p->stats.rate_limited,
+			.spool_full = p->stats.spool_dropped, .failed = p->stats.failed,
+		};
+		pthread_mutex_unlock(&p->lock);
+		md_metrics_file_set_counts(&counts);
 		wait = md_dbwriter_tick(p->db);
 		pthread_mutex_lock(&p->lock);
 		md_dbwriter_get_stats(p->db, &p->dbstats);

@@ -5,7 +5,8 @@
  *     open findings and no FILE.tmp left beside it;
  *  2. a read over a bad block (dm-dust) gives a finding, and the file then
  *     says mapper_open_findings{...,kind="file"} 1 within seconds (not at
- *     the once-a-minute refresh), and passes promtool check metrics;
+ *     the once-a-minute refresh), and passes promtool check metrics; the
+ *     daemon's families count the report received and none dropped;
  *  3. a metadata scan that completes shows in the file within seconds as
  *     mapper_last_complete_scan_timestamp_seconds{...,type="metadata"}
  *     (the scheduler tells the writer; a refresh would take up to a minute).
@@ -116,6 +117,15 @@ int main(int argc, char **argv)
 	CHECK(waited >= 0, "no line '%s' within %.0f s; the file says:\n%s", line, FRESH_SECS,
 	      prom_text() ? text : "(no file)");
 	CHECK_INT(vt_sh("promtool check metrics < " PROM), 0);
+	/* The daemon's own counters: the read's report (fanotify, and the
+	 * kernel log's line for the same error, merged or counted as a
+	 * duplicate), nothing lost. */
+	const char *t2 = prom_text();
+	const char *rx = t2 ? strstr(t2, "\nmapper_daemon_reports_received_total ") : NULL;
+	CHECK(rx && strtoull(rx + 38, NULL, 10) >= 1, "no reports received in:\n%s", t2 ? t2 : "");
+	CHECK(t2 && strstr(t2, "\nmapper_daemon_reports_dropped_total{reason=\"queue_full\"} 0\n") &&
+	      strstr(t2, "\nmapper_daemon_reports_dropped_total{reason=\"spool_full\"} 0\n"),
+	      "reports lost in:\n%s", t2 ? t2 : "");
 
 	/* 3. A scan completes. */
 	REQUIRE(mdt_request("scan metadata " FX_MNT, reply, sizeof(reply)) == 0, "%s", reply);
