@@ -10,7 +10,8 @@
  * bad block under its first block, drops its cached pages, reads it (EIO is
  * the start of the clock) and polls the database until mapperd has stored a
  * finding for that inode at that disk address.  Prints each latency and then
- * "latency-ms P50 P99 MAX N" (milliseconds); mapperd's log follows.  The database is polled
+ * "latency-ms P50 P99 MAX N" (milliseconds) and "mapperd-peak-rss-kib N" (the
+ * daemon's VmHWM just before it is stopped); mapperd's log follows.  The database is polled
  * every 20 ms, which bounds the resolution.
  */
 #include <errno.h>
@@ -66,6 +67,24 @@ static bool is_target(const struct map_finding *f, void *arg)
 
 	return !strcmp(f->source, "event") && !strcmp(f->kind, "file") && f->ino == t->ino &&
 	       f->has_range && f->physical == t->physical;
+}
+
+/* Peak resident set of process @pid in KiB (VmHWM), or -1. */
+static long peak_rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -136,6 +155,7 @@ int main(int argc, char **argv)
 		lat[n++] = s * 1000;
 		printf("%zu %s %.1f ms\n", n, path, s * 1000);
 	}
+	long rss = peak_rss_kib(pid);
 	int rc = mdt_stop(pid);
 
 	REQUIRE(n > 0, "no event measured");
@@ -144,6 +164,7 @@ int main(int argc, char **argv)
 		rc, n, misses);
 	printf("latency-ms %.0f %.0f %.0f %zu\n", percentile(lat, n, 0.50), percentile(lat, n, 0.99),
 	       lat[n - 1], n);
+	printf("mapperd-peak-rss-kib %ld\n", rss);
 	free(lat);
 	for (size_t i = 0; i < ncandidates; i++)
 		free(candidates[i]);
