@@ -126,6 +126,8 @@ int main(int argc, char **argv)
 	     "cp \"$MAPPER_FINDINGS_JSON\" " OUT "/json.$MAPPER_EVENT.$$\n"
 	     "stat -c %a \"$MAPPER_FINDINGS_JSON\" > " OUT "/mode.$MAPPER_EVENT.$$\n"
 	     "echo \"$MAPPER_FINDINGS_JSON\" > " OUT "/path.$MAPPER_EVENT.$$\n"
+	     /* last: the test reads the files above once this is there */
+	     "touch " OUT "/done.$MAPPER_EVENT.$$\n"
 	     "echo hello from the recording hook\n"
 	     "exit 3");
 	hook("20-sleep", 0755,
@@ -151,7 +153,7 @@ int main(int argc, char **argv)
 	mdt_evict(FX_MNT "/victim.dat");
 	double t0 = mdt_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/victim.dat"), EIO);
-	CHECK(wait_for(OUT "/env.damage.*", 20), "the recording hook did not run for damage");
+	CHECK(wait_for(OUT "/done.damage.*", 20), "the recording hook did not run for damage");
 	printf("EIO -> hook ran in %.2f s\n", mdt_mono() - t0);
 	CHECK(wait_for(OUT "/sleep-started", 5), "the sleeping hook did not start");
 
