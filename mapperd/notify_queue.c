@@ -79,10 +79,15 @@ void md_notification_add_finding(struct md_notification *n, const struct map_fin
 		n->json_omitted++;	/* full already: a scan's thousands cost nothing */
 		return;
 	}
+	/* The finding object of mapper-json(7), as mapctl files gives it.
+	 * Only new findings come here: first seen when last seen. */
+	struct map_finding g = *f;
+
+	if (!g.first_seen)
+		g.first_seen = g.last_seen;
 	md_json_start(&j, &b);
 	map_json_obj(&j, NULL);
-	/* The finding object of mapper-json(7), as mapctl files gives it. */
-	map_json_finding_members(&j, f, n->uuid, n->mountpoint);
+	map_json_finding_members(&j, &g, n->uuid, n->mountpoint);
 	map_json_end_obj(&j);
 	if (b.failed || n->json_len + b.len + 1 > MD_NOTIFY_JSON_MAX) {
 		n->json_omitted++;

@@ -192,6 +192,8 @@ int main(int argc, char **argv)
 	snprintf(want, sizeof(want), "\"fs_uuid\":\"%s\",\"mountpoint\":\"" FX_MNT "\",\"state\"",
 		 uuid);
 	CHECK(strstr(json, want) != NULL, "the finding names its filesystem: want %s", want);
+	CHECK(!strstr(json, "\"first_seen_time\":null") && !strstr(json, "\"last_seen_time\":null"),
+	      "a new finding without its times");
 	count(OUT "/mode.damage.*", path, sizeof(path));
 	CHECK_STR(slurp(path), "600\n");
 
