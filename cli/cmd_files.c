@@ -33,7 +33,7 @@ static int show(const struct map_finding *f, void *arg)
 		return json_stored_finding(fl->j, fl->st, f, fl->uuid, fl->mountpoint);
 	if (fl->ctl->zero) {
 		for (size_t i = 0; i < f->npaths; i++) {
-			char *p = join_path(fl->mountpoint, f->paths[i]);
+			char *p = map_join_path(fl->mountpoint, f->paths[i]);
 			int rc = p ? path_set_add(&fl->seen, p) : -ENOMEM;
 
 			if (rc > 0) {

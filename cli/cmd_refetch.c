@@ -662,7 +662,7 @@ static void print_json(const struct refetch *r, const int counts[MAP_STATE_NR])
 	map_json_arr(&j, "paths");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct entry *e = &r->e[i];
-		char *full = join_path(r->mnt, e->it->path);
+		char *full = map_join_path(r->mnt, e->it->path);
 
 		map_json_obj(&j, NULL);
 		map_json_str(&j, "path", full ? full : e->it->path);

@@ -367,7 +367,7 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 		map_json_uint_or_null(&j, "inode", it->f.ino, it->f.ino);
 		map_json_arr(&j, "paths");
 		for (size_t k = 0; k < it->f.npaths; k++) {
-			char *full = join_path(mnt, it->f.paths[k]);
+			char *full = map_join_path(mnt, it->f.paths[k]);
 
 			map_json_str(&j, NULL, full ? full : it->f.paths[k]);
 			free(full);

@@ -185,24 +185,6 @@ const char *human_time(int64_t t, char *buf, size_t len)
 	return buf;
 }
 
-char *join_path(const char *mountpoint, const char *rel)
-{
-	size_t m = strlen(mountpoint);
-	char *p;
-
-	if (m == 1 && mountpoint[0] == '/')
-		m = 0;
-	p = malloc(m + 1 + strlen(rel) + 1);
-	if (!p)
-		return NULL;
-	memcpy(p, mountpoint, m);
-	p[m] = '/';
-	strcpy(p + m + 1, rel);
-	if (!rel[0])
-		p[m ? m : 1] = '\0';	/* the root itself */
-	return p;
-}
-
 /*
  * Labels, device models and serials, and mount points are chosen by whoever
  * made the filesystem, plugged in the disk or mounted it: escaped like paths
@@ -227,7 +209,7 @@ const char *shown(const char *s)
 
 void print_path_text(FILE *out, const char *mountpoint, const char *rel)
 {
-	char *full = join_path(mountpoint, rel);
+	char *full = map_join_path(mountpoint, rel);
 	char *esc = full ? map_escape_text(full) : NULL;
 
 	fputs(esc ? esc : "?", out);

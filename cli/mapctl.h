@@ -85,8 +85,6 @@ const char *human_time(int64_t t, char *buf, size_t len);
 const char *shown(const char *s);
 /* Print a path for people (escaped) or exactly. */
 void print_path_text(FILE *out, const char *mountpoint, const char *rel);
-/* Absolute path: mountpoint + "/" + rel (caller frees). */
-char *join_path(const char *mountpoint, const char *rel);
 
 /* ---- JSON output (json.c; the schema: mapper-json(7)) ---- */
 /* One JSON object on @out, on one line, that begins with the output

@@ -157,11 +157,6 @@ void map_json_finding_members(struct map_json *j, const struct map_finding *f, c
 			      const char *mountpoint)
 {
 	bool recorded = f->id > 0;	/* mapctl locate's owners are not */
-	/* Paths are stored relative to the mount root; outputs give whole ones. */
-	size_t m = mountpoint ? strlen(mountpoint) : 0;
-
-	if (m == 1 && mountpoint[0] == '/')
-		m = 0;
 	map_json_uint_or_null(j, "finding_id", recorded, (uint64_t)f->id);
 	map_json_str_or_null(j, "fs_uuid", uuid);
 	map_json_str_or_null(j, "mountpoint", mountpoint);
@@ -184,12 +179,10 @@ void map_json_finding_members(struct map_json *j, const struct map_finding *f, c
 	map_json_time(j, "last_seen_time", f->last_seen);
 	map_json_arr(j, "paths");
 	for (size_t i = 0; i < f->npaths; i++) {
-		const char *rel = f->paths[i];
-		char *p = mountpoint ? malloc(m + 1 + strlen(rel) + 1) : NULL;
+		/* stored relative to the mount root; outputs give whole paths */
+		char *p = mountpoint ? map_join_path(mountpoint, f->paths[i]) : NULL;
 
-		if (p)
-			sprintf(p, "%.*s/%s", (int)m, mountpoint, rel);
-		map_json_str(j, NULL, p ? p : rel);
+		map_json_str(j, NULL, p ? p : f->paths[i]);
 		free(p);
 	}
 	map_json_end_arr(j);

@@ -764,6 +764,9 @@ const char *map_duration_str(int64_t ms, char *buf, size_t len);
 /* Path text for humans: control characters and invalid UTF-8 as \xNN, backslash
  * as \\.  Caller frees. */
 char *map_escape_text(const char *s);
+/* Whole path of @rel (stored relative to the mount root; "" is the root)
+ * under @mountpoint; caller frees, NULL without memory. */
+char *map_join_path(const char *mountpoint, const char *rel);
 /* JSON string body without the quotes: each byte of invalid UTF-8 becomes
  * \udcNN (a lone low surrogate, as Python's surrogateescape reads it back),
  * controls become \u00NN.  Lossless.  Caller frees. */

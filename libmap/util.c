@@ -63,3 +63,21 @@ int map_dir_ensure(const char *dir, unsigned int mode)
 		return -errno;
 	return dir_is_safe(&sb);
 }
+
+char *map_join_path(const char *mountpoint, const char *rel)
+{
+	size_t m = strlen(mountpoint);
+	char *p;
+
+	if (m == 1 && mountpoint[0] == '/')
+		m = 0;
+	p = malloc(m + 1 + strlen(rel) + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, mountpoint, m);
+	p[m] = '/';
+	strcpy(p + m + 1, rel);
+	if (!rel[0])
+		p[m ? m : 1] = '\0';	/* the root itself */
+	return p;
+}
