@@ -3,6 +3,7 @@
 #ifndef MAP_INTERNAL_H
 #define MAP_INTERNAL_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "map.h"
@@ -53,10 +54,13 @@ int map_fs_load_fshandle(struct map_fs *fs);
 int map_open_by_ino(struct map_fs *fs, uint64_t ino, uint32_t gen, int flags);
 
 /* ---- path_hint.c ---- */
-/* The path of @ino/@gen relative to the mount root, from the dentry cache,
- * checked to lead to @ino: 0 with *relpath (caller frees), -ENOENT when the
- * cache has no usable name, or another -errno. */
-int map_path_hint(struct map_fs *fs, uint64_t ino, uint32_t gen, char **relpath);
+/* The mount root's path as this process sees it ("" for "/"), read once
+ * per resolve for map_path_hint: 0, or -ENOENT when it cannot be read. */
+int map_path_hint_root(struct map_fs *fs, char root[PATH_MAX + 1]);
+/* The path of @ino/@gen relative to the mount root @root, from the dentry
+ * cache, checked to lead to @ino: 0 with *relpath (caller frees), -ENOENT
+ * when the cache has no usable name, or another -errno. */
+int map_path_hint(struct map_fs *fs, const char *root, uint64_t ino, uint32_t gen, char **relpath);
 
 /* ---- file_ranges.c: GETBMAPX ---- */
 /* Every mapped extent (no holes, no delayed allocations) of one fork of an

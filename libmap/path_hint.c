@@ -37,10 +37,22 @@ static ssize_t fd_path(int fd, char *buf, size_t size)
 	return n;
 }
 
-int map_path_hint(struct map_fs *fs, uint64_t ino, uint32_t gen, char **relpath)
+int map_path_hint_root(struct map_fs *fs, char root[PATH_MAX + 1])
 {
-	char root[PATH_MAX + 1], path[PATH_MAX + 1];
-	ssize_t rlen, plen;
+	ssize_t rlen = fd_path(fs->fd, root, PATH_MAX + 1);
+
+	if (rlen < 0)
+		return -ENOENT;
+	if (rlen == 1)
+		root[0] = '\0';	/* "/": paths below it start right after it */
+	return 0;
+}
+
+int map_path_hint(struct map_fs *fs, const char *root, uint64_t ino, uint32_t gen, char **relpath)
+{
+	char path[PATH_MAX + 1];
+	size_t rlen = strlen(root);
+	ssize_t plen;
 	const char *rel;
 	struct stat st;
 	int fd, rc = -ENOENT;
@@ -49,15 +61,12 @@ int map_path_hint(struct map_fs *fs, uint64_t ino, uint32_t gen, char **relpath)
 	fd = map_open_by_ino(fs, ino, gen, O_PATH);
 	if (fd < 0)
 		return fd;
-	rlen = fd_path(fs->fd, root, sizeof(root));
 	plen = fd_path(fd, path, sizeof(path));
 	close(fd);
-	if (rlen < 0 || plen < 0)
+	if (plen < 0)
 		return -ENOENT;
-	/* The mount root is "/" or "/a/b"; the file must lie below it. */
-	if (rlen == 1)
-		rlen = 0;
-	if (plen <= rlen + 1 || memcmp(path, root, (size_t)rlen) != 0 || path[rlen] != '/')
+	/* The file must lie below the mount root ("" for "/", or "/a/b"). */
+	if ((size_t)plen <= rlen + 1 || memcmp(path, root, rlen) != 0 || path[rlen] != '/')
 		return -ENOENT;
 	rel = path + rlen + 1;
 	/* " (deleted)" names, disconnected dentries and renamed-away paths all

@@ -734,6 +734,9 @@ static int resolve_pptr(struct resolve *r)
  */
 static int take_hints(struct resolve *r)
 {
+	char root[PATH_MAX + 1];
+	int have_root = 0;	/* 1: read, -1: cannot be read */
+
 	for (size_t i = 0; i < r->ntargets; i++) {
 		uint64_t ino = r->target_inos[i];
 		struct target *t = map_inohash_get(r->targets, ino, false);
@@ -744,7 +747,11 @@ static int take_hints(struct resolve *r)
 		if (t->needed != 1 || t->found || p->npaths ||
 		    !(S_ISREG(p->mode) || S_ISDIR(p->mode)))
 			continue;
-		rc = map_path_hint(r->fs, ino, p->gen, &path);
+		if (!have_root)
+			have_root = map_path_hint_root(r->fs, root) == 0 ? 1 : -1;
+		if (have_root < 0)
+			return 0;	/* no hints at all (no /proc, say) */
+		rc = map_path_hint(r->fs, root, ino, p->gen, &path);
 		if (rc == -ENOMEM)
 			return rc;
 		if (rc)
