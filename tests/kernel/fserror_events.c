@@ -14,6 +14,9 @@
  *   of a block, zeroing or unsharing part of a block) and a direct write to
  *   a block that cannot be written each yield one EIO event with the file's
  *   handle and one trace line (write_read, direct_write);
+ * - a deduplication (FIDEDUPERANGE) whose comparison cannot read the copy
+ *   yields one EIO event with the copy's handle and one trace line
+ *   (dedupe_read);
  * - an O_DIRECT read through Linux AIO, an append into preallocated space
  *   and the writeback that FIFREEZE forces each yield one event with the
  *   handle and one trace line;
@@ -86,6 +89,7 @@ static struct victim spliced = { .name = "spliced", .offset = 64 * 1024 };
 static struct victim partial = { .name = "partial", .offset = 16 * 1024 };
 static struct victim zeroed = { .name = "zeroed", .offset = 24 * 1024 };
 static struct victim unshared = { .name = "unshared", .offset = 8 * 1024 };
+static struct victim deduped = { .name = "deduped", .offset = 16 * 1024 };
 static struct victim dwrite = { .name = "dwrite", .offset = 32 * 1024 };
 static struct victim aio = { .name = "aio", .offset = 48 * 1024 };
 static struct victim appended = { .name = "appended", .offset = 64 * 1024 };
@@ -144,8 +148,8 @@ static void populate(void)
 {
 	struct xfs_fsop_geom geo;
 	struct victim *files[] = { &buffered, &direct, &mapped, &overwrite, &unwritten,
-				   &atunmount, &spliced, &partial, &zeroed, &unshared, &dwrite,
-				   &aio, &frozen, &appended, &mdwrite };
+				   &atunmount, &spliced, &partial, &zeroed, &unshared, &deduped,
+				   &dwrite, &aio, &frozen, &appended, &mdwrite };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		snprintf(files[i]->path, sizeof(files[i]->path), MNT "/%s", files[i]->name);
@@ -162,6 +166,9 @@ static void populate(void)
 	kt_write_file(zeroed.path, 64 * 1024, 8, true);
 	kt_write_file(MNT "/unshared-source", 64 * 1024, 10, true);
 	kt_reflink(MNT "/unshared-source", unshared.path);
+	/* two copies of the same data, for a deduplication to compare */
+	kt_write_file(MNT "/deduped-source", 64 * 1024, 16, true);
+	kt_write_file(deduped.path, 64 * 1024, 16, true);
 	kt_write_file(dwrite.path, 64 * 1024, 11, true);
 	kt_write_file(aio.path, 64 * 1024, 12, true);
 	kt_write_file(frozen.path, 64 * 1024, 13, true);
@@ -461,6 +468,21 @@ static void write_errors(int fan)
 	close(fd);
 	expect_event(fan, "unshare range", EIO, &unshared);
 
+	/* FIDEDUPERANGE compares the data first, and cannot read the copy */
+	struct {
+		struct file_dedupe_range range;
+		struct file_dedupe_range_info info;
+	} dedupe = { .range = { .src_length = 64 * 1024, .dest_count = 1 } };
+	int src = kt_open(MNT "/deduped-source", O_RDONLY);
+	fd = kt_open(deduped.path, O_RDWR);
+	dedupe.info.dest_fd = fd;
+	CHECK(ioctl(src, FIDEDUPERANGE, &dedupe) == 0, "FIDEDUPERANGE: %s", strerror(errno));
+	CHECK(dedupe.info.status == -EIO, "deduplication over an unreadable block: status %d, "
+	      "expected -EIO", dedupe.info.status);
+	close(fd);
+	close(src);
+	expect_event(fan, "dedupe compare", EIO, &deduped);
+
 	kt_dust_add(DUST, dwrite.blk, 1);
 	void *buf;
 	REQUIRE(posix_memalign(&buf, BLK, BLK) == 0, "posix_memalign");
@@ -643,6 +665,7 @@ static void check_trace(const char *trace)
 		{ &partial, "write_read", partial.offset, BLK },
 		{ &zeroed, "write_read", zeroed.offset + 100, 200 },
 		{ &unshared, "write_read", unshared.offset, BLK },
+		{ &deduped, "dedupe_read", deduped.offset, BLK },
 		{ &dwrite, "direct_write", dwrite.offset, BLK },
 		{ &aio, "direct_read", aio.offset, BLK },
 		{ &appended, "writeback", appended.offset, BLK },
@@ -654,7 +677,7 @@ static void check_trace(const char *trace)
 		CHECK(kt_trace_count(trace, "xfs_file_ioerror:", want, NULL) == 1,
 		      "no single trace line \"%s\"", want);
 	}
-	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", NULL), 13);
+	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", NULL), 14);
 }
 
 static void unmount_with_events(void)
@@ -781,7 +804,7 @@ int main(int argc, char **argv)
 	find_inode_block(&mdwrite);
 	corrupt_dir_block();
 	struct victim *bad[] = { &buffered, &direct, &mapped, &dirio, &spliced, &partial, &zeroed,
-				 &unshared, &aio };
+				 &unshared, &deduped, &aio };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		kt_dust_add(DUST, bad[i]->blk, 0);
 	kt_dust_add(DUST, inobt_blk, 0);

@@ -44,8 +44,6 @@
 #define NFILES 200
 #define EVENT_MS 10000
 #define NO_EVENT_MS 1500
-#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
-#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
 
 struct file {
 	char path[64];
@@ -129,21 +127,6 @@ static void merged_across_tasks(int fan)
 	expect_one_event(fan, "8 errors from 8 tasks", &files[0], 8);
 }
 
-/* Run @fn as the only task that can run on the only CPU (see the top). */
-static void burst(void (*fn)(void *), void *arg)
-{
-	struct sched_param rt = { .sched_priority = 50 }, normal = { 0 };
-	cpu_set_t cpus;
-
-	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
-	REQUIRE(sched_setaffinity(0, sizeof(cpus), &cpus) == 0, "affinity: %s", strerror(errno));
-	REQUIRE(sched_setscheduler(0, SCHED_FIFO, &rt) == 0, "SCHED_FIFO: %s", strerror(errno));
-	fn(arg);
-	REQUIRE(sched_setscheduler(0, SCHED_OTHER, &normal) == 0, "SCHED_OTHER: %s",
-		strerror(errno));
-}
-
 static void storm_on_one_file(void *arg)
 {
 	(void)arg;
@@ -163,7 +146,6 @@ static void more_than_the_queue(void *arg)
 int main(int argc, char **argv)
 {
 	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
-	char rt_runtime[32];
 
 	vt_require_vm();
 	kt_allow_small_fs(DEV);
@@ -178,29 +160,24 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NFILES; i++)
 		files[i].fd = kt_open(files[i].path, O_RDONLY | O_DIRECT);
 
-	REQUIRE(kt_read_str(CPU1_ONLINE)[0] == '1', "the guest has no second CPU online");
 	int fan = kt_fserror_listen(MNT);
 	merged_across_tasks(fan);
 
-	snprintf(rt_runtime, sizeof(rt_runtime), "%s", kt_read_str(RT_RUNTIME));
-	kt_write_str(RT_RUNTIME, "-1");
-	kt_write_str(CPU1_ONLINE, "0");
-
-	burst(storm_on_one_file, NULL);
+	kt_solo_begin();
+	kt_run_alone(storm_on_one_file, NULL);
 	expect_one_event(fan, "200 reads of A, then B", &files[8], 2);
 	CHECK(strstr(vt_out("dmesg"), "error reports to fsnotify lost") == NULL,
 	      "reports lost in the storm on one file");
 
 	int n = NFILES - 10 - 40;
-	burst(more_than_the_queue, &n);
+	kt_run_alone(more_than_the_queue, &n);
 	expect_one_event(fan, "150 different files", &files[10], 64 + 1);
 	const char *log = vt_out("dmesg | grep 'error reports to fsnotify lost' || true");
 	printf("kernel log: %s\n", log);
 	CHECK(strstr(log, "86 error reports to fsnotify lost since mount") != NULL,
 	      "the kernel log does not say that 86 reports were lost");
 
-	kt_write_str(CPU1_ONLINE, "1");
-	kt_write_str(RT_RUNTIME, rt_runtime);
+	kt_solo_end();
 	close(fan);
 	for (int i = 0; i < NFILES; i++)
 		close(files[i].fd);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/dm-ioctl.h>
 #include <linux/fs.h>
 #include <stdarg.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -332,4 +335,104 @@ void kt_dust_add_range(const char *name, uint64_t first, uint64_t count, unsigne
 void kt_dust_enable(const char *name, bool on)
 {
 	vt_must("dmsetup message %s 0 %s", name, on ? "enable" : "disable");
+}
+
+#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+static char saved_rt_runtime[32];
+
+/* Keep the contents of a small sysfs/procfs file in @dst to restore later. */
+static void save_str(char *dst, size_t size, const char *path)
+{
+	const char *value = kt_read_str(path);
+
+	REQUIRE(strlen(value) < size, "%s: %s", path, value);
+	memcpy(dst, value, strlen(value) + 1);
+}
+
+void kt_solo_begin(void)
+{
+	REQUIRE(kt_read_str(CPU1_ONLINE)[0] == '1', "the guest has no second CPU online");
+	save_str(saved_rt_runtime, sizeof(saved_rt_runtime), RT_RUNTIME);
+	kt_write_str(RT_RUNTIME, "-1");
+	kt_write_str(CPU1_ONLINE, "0");
+}
+
+void kt_solo_end(void)
+{
+	kt_write_str(CPU1_ONLINE, "1");
+	kt_write_str(RT_RUNTIME, saved_rt_runtime);
+}
+
+void kt_run_alone(void (*fn)(void *), void *arg)
+{
+	struct sched_param rt = { .sched_priority = 50 }, normal = { 0 };
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	REQUIRE(sched_setaffinity(0, sizeof(cpus), &cpus) == 0, "affinity: %s", strerror(errno));
+	REQUIRE(sched_setscheduler(0, SCHED_FIFO, &rt) == 0, "SCHED_FIFO: %s", strerror(errno));
+	fn(arg);
+	REQUIRE(sched_setscheduler(0, SCHED_OTHER, &normal) == 0, "SCHED_OTHER: %s",
+		strerror(errno));
+}
+
+#define WQ_CPUMASK "/sys/devices/virtual/workqueue/cpumask"
+/* 6.12 runs normal tasks for a while each second even on a CPU that a
+ * SCHED_FIFO task keeps busy (the deadline "fair server"); 0 turns it off. */
+#define FAIR_SERVER_CPU1 "/sys/kernel/debug/sched/fair_server/cpu1/runtime"
+static pid_t hog_pid = -1;
+static char saved_wq_cpumask[64];
+static char saved_fair_server[32];
+
+void kt_hold_unbound_workers(unsigned int seconds)
+{
+	int ready[2];
+	char c;
+
+	REQUIRE(kt_read_str(CPU1_ONLINE)[0] == '1', "the guest has no second CPU online");
+	save_str(saved_wq_cpumask, sizeof(saved_wq_cpumask), WQ_CPUMASK);
+	save_str(saved_rt_runtime, sizeof(saved_rt_runtime), RT_RUNTIME);
+	save_str(saved_fair_server, sizeof(saved_fair_server), FAIR_SERVER_CPU1);
+	kt_write_str(RT_RUNTIME, "-1");
+	kt_write_str(FAIR_SERVER_CPU1, "0");
+	kt_write_str(WQ_CPUMASK, "2");
+	REQUIRE(pipe(ready) == 0, "pipe: %s", strerror(errno));
+	hog_pid = fork();
+	REQUIRE(hog_pid >= 0, "fork: %s", strerror(errno));
+	if (hog_pid == 0) {
+		struct sched_param rt = { .sched_priority = 50 };
+		cpu_set_t cpus;
+		struct timespec end, now;
+
+		CPU_ZERO(&cpus);
+		CPU_SET(1, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus) || sched_setscheduler(0, SCHED_FIFO, &rt))
+			_exit(1);
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		end.tv_sec += seconds;
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		while (now.tv_sec < end.tv_sec ||
+		       (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+		_exit(0);
+	}
+	close(ready[1]);
+	REQUIRE(read(ready[0], &c, 1) == 1, "the CPU 1 hog did not start");
+	close(ready[0]);
+}
+
+void kt_release_unbound_workers(void)
+{
+	int status;
+
+	REQUIRE(waitpid(hog_pid, &status, 0) == hog_pid && WIFEXITED(status) &&
+		WEXITSTATUS(status) == 0, "the CPU 1 hog failed");
+	hog_pid = -1;
+	kt_write_str(WQ_CPUMASK, saved_wq_cpumask);
+	kt_write_str(FAIR_SERVER_CPU1, saved_fair_server);
+	kt_write_str(RT_RUNTIME, saved_rt_runtime);
 }

@@ -67,4 +67,23 @@ void kt_dust_add_range(const char *name, uint64_t first, uint64_t count,
 		       unsigned int write_fails);
 void kt_dust_enable(const char *name, bool on);
 
+/*
+ * Keep a kernel work item from running while a test does something: take
+ * CPU 1 offline and switch RT throttling off (kt_solo_begin), then run @fn
+ * as a SCHED_FIFO task on CPU 0 (kt_run_alone).  A normal-priority kworker
+ * gets the CPU only when @fn sleeps or returns.  kt_solo_end undoes the rest.
+ */
+void kt_solo_begin(void);
+void kt_run_alone(void (*fn)(void *), void *arg);
+void kt_solo_end(void);
+
+/*
+ * Keep the workers of unbound workqueues (system_unbound_wq) from running for
+ * @seconds: they are confined to CPU 1, where a SCHED_FIFO task spins, while
+ * the test goes on on CPU 0 and may sleep.  kt_release_unbound_workers waits
+ * for the spinner to end and lets them run anywhere again.
+ */
+void kt_hold_unbound_workers(unsigned int seconds);
+void kt_release_unbound_workers(void);
+
 #endif
