@@ -650,6 +650,13 @@ static int look_at_inode(struct md_pipeline *p, struct map_fs *fs, uint64_t ino,
 		snprintf(o->note, sizeof(o->note), "; inode %" PRIu64 " is gone", ino);
 		return 0;
 	}
+	if (rc == -EUCLEAN && gen) {
+		/* The kernel named an inode whose core fails verification: it
+		 * cannot be loaded, but scrub can say so, and its names are in
+		 * the directories. */
+		si = (struct md_sick_inode){ .ino = ino, .gen = gen };
+		return scrub_inode(fs, &si, o);
+	}
 	if (rc) {
 		/* The inode itself cannot be read: its cluster is the damage. */
 		uint64_t byte = map_geo_ino_to_byte(&info->geo, ino);

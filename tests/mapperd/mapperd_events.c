@@ -14,7 +14,11 @@
  *     merges them into one report with a count of 2; mapperd records the
  *     first file from the report and finds the other with the media scan it
  *     queues for what the report could not name;
- *  4. SIGTERM stops the daemon cleanly (exit 0).
+ *  4. a file whose inode core fails verification (two bytes of di_mode
+ *     overwritten while unmounted): stat fails with EUCLEAN; the kernel's
+ *     report names the inode (kernel/patches 0018) and mapperd stores a
+ *     finding of kind inode with that inode and the file's path;
+ *  5. SIGTERM stops the daemon cleanly (exit 0).
  *
  * Usage (in the guest): vm_mapperd_events MAPPERD MAPCTL DEVICE
  */
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
 #include "fixture.h"
@@ -40,6 +45,13 @@ struct want {
 	uint64_t physical;
 	const char *source;		/* NULL: "event" */
 };
+
+static bool match_inode(const struct map_finding *f, void *arg)
+{
+	const uint64_t *ino = arg;
+
+	return !strcmp(f->source, "event") && !strcmp(f->kind, "inode") && f->ino == *ino;
+}
 
 static bool match(const struct map_finding *f, void *arg)
 {
@@ -218,6 +230,29 @@ int main(int argc, char **argv)
 	}
 	CHECK(mdt_status_number("\"merged\":") >= 1, "no merged report counted");
 	CHECK(mdt_status_number("\"scans_requested\":") >= 1, "no scan requested");
+
+	/* 4. An inode core that fails verification; a cold mount. */
+	const char *broken = "tree/d02/s0/f01.dat";
+	uint64_t broken_ino = fx_ino(broken);
+	fx_umount();
+	CHECK(mdt_wait_watched(FX_MNT, false, 10) >= 0, "unmount not noticed");
+	vt_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", FX_DUST,
+		(unsigned long long)fx_inode_byte(broken_ino) + 2);
+	fx_mount();
+	CHECK(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mount not noticed");
+	t0 = mdt_mono();
+	struct stat st;
+	err = stat(FX_MNT "/tree/d02/s0/f01.dat", &st) == 0 ? 0 : errno;
+	CHECK(err == EUCLEAN, "stat of %s: %s, expected EUCLEAN", broken, strerror(err));
+	latency = mdt_wait_finding(match_inode, &broken_ino, t0, 20, &f);
+	CHECK(latency >= 0, "no inode finding for %s (inode %llu) within 20 s", broken,
+	      (unsigned long long)broken_ino);
+	if (latency >= 0) {
+		printf("inode core corrupt -> stored finding (inode) in %.3f s\n", latency);
+		static const char *const names[] = { "tree/d02/s0/f01.dat" };
+		check_paths(&f, names, 1);
+		map_finding_clear(&f);
+	}
 
 	/* mapctl reads what the daemon stored. */
 	const char *files = vt_out("%s --db %s files 2>&1", mdt_mapctl, MDT_DB);
