@@ -98,10 +98,13 @@ static int parse_list(const char *s, char ***out, size_t *n)
 				return -EINVAL;
 			s++;
 		} else {
-			while (*s && *s != ' ' && *s != '\t' && *s != ',' && len < sizeof(item) - 1)
+			while (*s && *s != ' ' && *s != '\t' && *s != ',' && *s != '"' &&
+			       len < sizeof(item) - 1)
 				item[len++] = *s++;
+			/* longer than any path: not cut in two; a quote inside a
+			 * name could not be written back (found by fuzz_config) */
 			if (*s && *s != ' ' && *s != '\t' && *s != ',')
-				return -EINVAL;	/* longer than any path: not cut in two */
+				return -EINVAL;
 		}
 		if (len == 0)
 			return -EINVAL;		/* "": names nothing (found by fuzz_config) */

@@ -287,6 +287,8 @@ int main(void)
 		{ "just some words\n", 1, "expected 'key = value'" },
 		{ "io_size = 1K\n", 1, "wants 4K..1G" },
 		{ "filesystems = \"/unterminated\n", 1, "wants 'all' or mount points" },
+		{ "filesystems = /srv/a\"b\n", 1, "wants 'all' or mount points" },
+		{ "exclude = \"/x\"/y\"\n", 1, "" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int rc = load_text(bad[i].text, &c, err, sizeof(err));
