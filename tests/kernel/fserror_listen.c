@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check.h"
 #include "fserror_listen.h"
 
 /* Unread error events of one filesystem merge into one; give reports that
@@ -136,4 +137,18 @@ void kt_fserror_print(const char *what, const struct kt_fserror *ev)
 		       ev->error, strerror(ev->error), ev->count, ev->handle_type,
 		       ev->handle_bytes);
 	fflush(stdout);
+}
+
+bool kt_fserror_read_one(int fd, int timeout_ms, const char *step, struct kt_fserror *ev)
+{
+	struct kt_fserror all[8];
+	int n = kt_fserror_read(fd, timeout_ms, all, 8);
+
+	CHECK(n == 1, "%s: %d events, expected 1", step, n);
+	for (int i = 0; i < n; i++)
+		kt_fserror_print(step, &all[i]);
+	if (n < 1)
+		return false;
+	*ev = all[0];
+	return true;
 }

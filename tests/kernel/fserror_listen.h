@@ -35,6 +35,11 @@ int kt_fserror_listen(const char *mnt);
  * any other event, or an event that cannot be parsed, stops the test.
  */
 int kt_fserror_read(int fd, int timeout_ms, struct kt_fserror *ev, int max);
+/*
+ * Read with kt_fserror_read and CHECK that exactly one event came; print what
+ * came.  True, with the event in @ev, if at least one did.
+ */
+bool kt_fserror_read_one(int fd, int timeout_ms, const char *step, struct kt_fserror *ev);
 /* Print one event on stdout. */
 void kt_fserror_print(const char *what, const struct kt_fserror *ev);
 
