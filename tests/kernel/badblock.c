@@ -46,19 +46,25 @@ uint64_t bb_fork_daddr(uint64_t ino, bool attr_fork, uint64_t fileoff)
 	return daddr;
 }
 
-uint64_t bb_damage(uint64_t ino, bool attr_fork, uint64_t fileoff)
+uint64_t bb_damage_daddr(uint64_t daddr)
 {
-	kt_umount(BB_MNT);
-	uint64_t daddr = bb_fork_daddr(ino, attr_fork, fileoff);
 	uint64_t blk = daddr * 512 / DUST_BLOCK;
 
-	printf("inode %llu %s fork block %llu: daddr %llu, dust block %llu\n",
-	       (unsigned long long)ino, attr_fork ? "attr" : "data", (unsigned long long)fileoff,
-	       (unsigned long long)daddr, (unsigned long long)blk);
 	kt_dust_add(BB_DUST, blk, 0);
 	kt_dust_enable(BB_DUST, true);
 	kt_mount(BB_DEV, BB_MNT, NULL);
 	return blk;
+}
+
+uint64_t bb_damage(uint64_t ino, bool attr_fork, uint64_t fileoff)
+{
+	kt_umount(BB_MNT);
+	uint64_t daddr = bb_fork_daddr(ino, attr_fork, fileoff);
+
+	printf("inode %llu %s fork block %llu: daddr %llu, dust block %llu\n",
+	       (unsigned long long)ino, attr_fork ? "attr" : "data", (unsigned long long)fileoff,
+	       (unsigned long long)daddr, (unsigned long long)(daddr * 512 / DUST_BLOCK));
+	return bb_damage_daddr(daddr);
 }
 
 int bb_trace_start(const char *const *events, size_t n)

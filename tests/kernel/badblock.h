@@ -29,6 +29,10 @@ uint64_t bb_fork_daddr(uint64_t ino, bool attr_fork, uint64_t fileoff);
  * block number. */
 uint64_t bb_damage(uint64_t ino, bool attr_fork, uint64_t fileoff);
 
+/* Make the dm-dust block that holds disk address @daddr (512-byte sectors)
+ * unreadable and mount BB_DEV at BB_MNT (it must be unmounted).  Returns the
+ * dm-dust block number. */
+uint64_t bb_damage_daddr(uint64_t daddr);
 /* kt_trace_start() with those of @events that this kernel has; returns the
  * number it does not have (each printed), so that a test can run on and fail
  * on a kernel without the patches. */

@@ -14,7 +14,10 @@
  *   its 8 inodes (regular files for ours, free inodes with mode 0);
  * - every file stats again; the rebuilt ones are regular files with their
  *   exact size (file sizes are whole blocks), root-owned without access
- *   bits and one link; the files that shared the cluster but not the bad
+ *   bits and one link; a character device made after the files, in the bad
+ *   block too, comes back as a character device with device number 0 (the
+ *   number was in the lost inode; its attr fork must sit where the inode
+ *   verifier wants a device's); the files that shared the cluster but not the bad
  *   block keep size, mode, owner, mtime and generation exactly;
  * - every inode of the cluster scrubs clean (INODE and BMBTD for those in
  *   use, ENOENT for free ones); on the modern profile the rebuilt files lost
@@ -46,6 +49,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "badblock.h"
@@ -68,6 +72,8 @@
 #define DUST_BLOCK 4096			/* dm-dust counts in 4 KiB blocks */
 /* A directory of several blocks, so that one of them can be damaged. */
 #define BIGDIR_ENTRIES 500
+/* A device node among the lost inodes of the original round. */
+#define CDEV BB_MNT "/cdev"
 
 struct file {
 	char path[64];
@@ -244,7 +250,7 @@ static void run_round(const char *backing, enum round round)
 	uint32_t oflags;
 	char needle[64];
 	struct stat st;
-	uint64_t bigdir_ino = 0;
+	uint64_t bigdir_ino = 0, cdev_ino = 0;
 	unsigned long long bigdir_blk = 0;
 	int fd, rc, nbad = 0, nneighbours = 0, nlog, nskipped;
 
@@ -266,6 +272,12 @@ static void run_round(const char *backing, enum round round)
 			"do : > entry-$i-with-a-longer-name-than-usual; done && sync", BIGDIR_ENTRIES);
 		REQUIRE(stat(BB_MNT "/bigdir", &st) == 0, "stat bigdir: %s", strerror(errno));
 		bigdir_ino = st.st_ino;
+	} else {
+		/* Allocated after the last file: in the free slots of its block. */
+		REQUIRE(mknod(CDEV, S_IFCHR | 0640, makedev(1, 3)) == 0, "mknod: %s",
+			strerror(errno));
+		REQUIRE(stat(CDEV, &st) == 0, "stat " CDEV ": %s", strerror(errno));
+		cdev_ino = st.st_ino;
 	}
 	char *sums = kt_checksums(BB_MNT);
 
@@ -310,6 +322,12 @@ static void run_round(const char *backing, enum round round)
 		REQUIRE(nbad > 0 && nbad < INODES_PER_BLOCK && nneighbours > 0,
 			"the bad block holds %d files (want some, and some free inodes), the "
 			"rest of the cluster %d", nbad, nneighbours);
+	if (!readable_target) {
+		REQUIRE(cdev_ino >= bad_first && cdev_ino < bad_first + INODES_PER_BLOCK,
+			"the device node (inode %llu) is not in the bad block",
+			(unsigned long long)cdev_ino);
+		rebuilt[cdev_ino - first] = true;
+	}
 	REQUIRE(stat(BB_MNT, &st) == 0 && (st.st_ino < first || st.st_ino >= first + CLUSTER_INODES),
 		"the root directory is in the damaged cluster");
 	REQUIRE(bigdir_ino < first || bigdir_ino >= first + CLUSTER_INODES,
@@ -375,13 +393,13 @@ static void run_round(const char *backing, enum round round)
 	CHECK_INT(kt_trace_count(trace, "xrep_icluster_unreadable", needle, NULL), 1);
 	CHECK_INT(kt_trace_count(trace, "xrep_icluster_rebuild", NULL), INODES_PER_BLOCK);
 	for (uint64_t ino = bad_first; ino < bad_first + INODES_PER_BLOCK; ino++) {
-		bool ours = rebuilt[ino - first];
+		bool ours = rebuilt[ino - first], dev = ino == cdev_ino;
 
 		snprintf(needle, sizeof(needle), "ino 0x%llx mode 0%s ", (unsigned long long)ino,
-			 ours ? "100000" : "0");
+			 dev ? "20000" : ours ? "100000" : "0");
 		CHECK(kt_trace_count(trace, "xrep_icluster_rebuild", needle, NULL) == 1,
 		      "inode %llu is not traced as a rebuilt %s", (unsigned long long)ino,
-		      ours ? "regular file" : "free inode");
+		      dev ? "device" : ours ? "regular file" : "free inode");
 	}
 	free(trace);
 
@@ -420,6 +438,17 @@ static void run_round(const char *backing, enum round round)
 		      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, gen);
 	}
 
+	if (cdev_ino) {
+		/* Type from the directory entry; the device number was lost. */
+		rc = stat_rc(CDEV, &st);
+		CHECK(rc == 0, "stat " CDEV " after the repair: %s", strerror(-rc));
+		CHECK(rc != 0 || (st.st_ino == cdev_ino && S_ISCHR(st.st_mode) &&
+				  st.st_rdev == 0 && (st.st_mode & 07777) == 0 && st.st_uid == 0 &&
+				  st.st_nlink == 1),
+		      "rebuilt " CDEV ": ino %llu mode 0%o rdev %llu uid %u nlink %lu",
+		      (unsigned long long)st.st_ino, st.st_mode, (unsigned long long)st.st_rdev,
+		      st.st_uid, (unsigned long)st.st_nlink);
+	}
 	check_cluster_scrubs(first, rebuilt);
 	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	rc = map_scrub_call(fd, XFS_SCRUB_TYPE_NLINKS, 0, 0, 0, 0, &oflags);

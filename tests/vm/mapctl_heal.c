@@ -14,11 +14,12 @@
  *   - the inode btree root of another AG;
  *   - modern profile only (the classic one cannot rebuild these online; its
  *     offline path is mapctl_offline): a remote value block of a file with
- *     eight 4000-byte xattrs, the remote target of a 900-byte symlink.
- *     A directory block is not in this set: with an inode cluster rebuilt
- *     in the same run, the directory rebuild's inode scan is cancelled
- *     (ECANCELED, also on retry), a kernel problem still open (issue 11);
- *     mapctl_flow heals a directory block online with an inode btree.
+ *     eight 4000-byte xattrs, the remote target of a 900-byte symlink, and
+ *     the first block of a 500-entry directory.  With the inode cluster
+ *     rebuilt in the same run this needs kernel patch 0022: before it, the
+ *     rebuilt inodes (no attr fork, so no parent pointers) made directory
+ *     repair refuse (ECANCELED) and their parent repairs failed on the
+ *     unreadable directory (EIO).
  *
  * Then as an administrator would: scan exits 1 and names every damaged path;
  * each damaged object is one finding; repair --dry-run plans it; repair
@@ -176,6 +177,9 @@ int main(int argc, char **argv)
 	if (modern) {
 		/* Block 0 is the leaf with the names; a value block after it. */
 		victims[n++] = fx_attr_block(XATTR_REL, 4 * 4096);
+		/* The first block of a 500-entry directory: its names come
+		 * back from the children's parent pointers. */
+		victims[n++] = fx_dir_first_block("bigdir");
 	}
 	uint64_t link_ino = fx_ino(LINK_REL);
 	fx_umount();
@@ -200,7 +204,7 @@ int main(int argc, char **argv)
 	      FX_MNT "/tree/d03/thesis-link.pdf\n" FX_MNT "/media/film.mkv\n"
 	      FX_MNT "/backup/film-copy.mkv\n" FX_MNT "/sparse.img\n", want);
 	if (modern)
-		fputs(FX_MNT "/" XATTR_REL "\n" FX_MNT "/" LINK_REL "\n", want);
+		fputs(FX_MNT "/" XATTR_REL "\n" FX_MNT "/" LINK_REL "\n" FX_MNT "/bigdir\n", want);
 	fclose(want);
 	CHECK_INT(vt_sh("sort -u /tmp/want.list > /tmp/want.sorted && %s --db " DB " files " FX_MNT
 			" --json | jq -r '.findings[].paths[]' | sort -u > /tmp/got.sorted && "
@@ -244,6 +248,12 @@ int main(int argc, char **argv)
 	CHECK(cl.on_bad_block > 0 && cl.n > cl.on_bad_block, "the cluster has files on and off "
 	      "the lost block (%d of %d)", cl.on_bad_block, cl.n);
 	CHECK_STR(sql(q), want_outcomes);
+	/* The kernel brought every name of the directory back, before any
+	 * refetch could. */
+	if (modern)
+		CHECK_INT(vt_sh("ls -A " FX_MNT "/bigdir > /tmp/names.now && ls -A " MIRROR
+				"/bigdir > /tmp/names.mirror && cmp /tmp/names.now /tmp/names.mirror"),
+			  0);
 	CHECK_INT(ctl("refetch " FX_MNT " --from " MIRROR), 0);
 	CHECK_INT(ctl("scan " FX_MNT), 0);
 	CHECK_STR(sql("SELECT count(*) FROM findings WHERE state = 'open'"), "0");
