@@ -61,7 +61,7 @@ int kt_trace_count(const char *trace, ...) __attribute__((sentinel));
 void kt_dust_create(const char *name, const char *backing);
 void kt_dust_remove(const char *name);
 /* Reads of 4 KiB block @blk fail once enabled; a write fails @write_fails
- * times first, then clears the block. */
+ * times first (at most 255: dm-dust keeps a byte), then clears the block. */
 void kt_dust_add(const char *name, uint64_t blk, unsigned int write_fails);
 void kt_dust_add_range(const char *name, uint64_t first, uint64_t count,
 		       unsigned int write_fails);
