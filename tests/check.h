@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_failures;
-static int check_count;
+/* One count per program, not per file: helpers compiled apart from the
+ * test's main() (tests/kernel/fserror_listen.c) CHECK too.  Weak, so that
+ * each file that includes this header may define them. */
+__attribute__((weak)) int check_failures;
+__attribute__((weak)) int check_count;
 
 #define CHECK_REPORT(cond, ...)                                              \
 	do {                                                                 \
