@@ -49,7 +49,6 @@ int main(int argc, char **argv)
 {
 	const char *dev = argc > 1 ? argv[1] : "/dev/vda";
 	static const char *const events[] = { "xfs:xfs_file_ioerror" };
-	struct kt_fserror ev[8];
 	uint64_t ino;
 	uint32_t gen;
 
@@ -91,14 +90,8 @@ int main(int argc, char **argv)
 	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", " discard ", (char *)NULL), 2);
 	CHECK_INT(kt_trace_count(trace, "xfs_file_ioerror:", " writeback ", (char *)NULL), 0);
 
-	if (kt_fserror_read_one(fan, EVENT_MS, "dropped data", &ev[0])) {
-		CHECK_INT(ev[0].error, EIO);
-		CHECK(ev[0].has_inode && ev[0].ino == ino && ev[0].gen == gen,
-		      "the event does not name %s (inode %llu gen %u)", FILE_PATH,
-		      (unsigned long long)ino, gen);
-	}
-	int n = kt_fserror_read(fan, NO_EVENT_MS, ev, 8);
-	CHECK(n == 0, "%d more events", n);
+	kt_fserror_expect_file(fan, EVENT_MS, "dropped data", EIO, ino, gen);
+	kt_fserror_expect_none(fan, NO_EVENT_MS, "dropped data");
 
 	free(trace);
 	close(fan);

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "check.h"
 #include "fserror_listen.h"
 
 /* Unread error events of one filesystem merge into one; give reports that
@@ -151,4 +150,26 @@ bool kt_fserror_read_one(int fd, int timeout_ms, const char *step, struct kt_fse
 		return false;
 	*ev = all[0];
 	return true;
+}
+
+void kt_fserror_expect_file(int fd, int timeout_ms, const char *step, int error, uint64_t ino,
+			    uint32_t gen)
+{
+	struct kt_fserror ev;
+
+	if (!kt_fserror_read_one(fd, timeout_ms, step, &ev))
+		return;
+	CHECK_INT(ev.error, error);
+	CHECK(ev.has_inode && ev.ino == ino && ev.gen == gen,
+	      "%s: the event does not name inode %llu gen %u", step, (unsigned long long)ino, gen);
+}
+
+void kt_fserror_expect_none(int fd, int timeout_ms, const char *step)
+{
+	struct kt_fserror ev[8];
+	int n = kt_fserror_read(fd, timeout_ms, ev, 8);
+
+	for (int i = 0; i < n; i++)
+		kt_fserror_print(step, &ev[i]);
+	CHECK(n == 0, "%s: %d more events", step, n);
 }

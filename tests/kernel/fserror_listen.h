@@ -40,6 +40,12 @@ int kt_fserror_read(int fd, int timeout_ms, struct kt_fserror *ev, int max);
  * came.  True, with the event in @ev, if at least one did.
  */
 bool kt_fserror_read_one(int fd, int timeout_ms, const char *step, struct kt_fserror *ev);
+/* kt_fserror_read_one, and CHECK that the event has errno @error and names
+ * inode @ino generation @gen. */
+void kt_fserror_expect_file(int fd, int timeout_ms, const char *step, int error, uint64_t ino,
+			    uint32_t gen);
+/* CHECK that no event comes within @timeout_ms (any that do are printed). */
+void kt_fserror_expect_none(int fd, int timeout_ms, const char *step);
 /* Print one event on stdout. */
 void kt_fserror_print(const char *what, const struct kt_fserror *ev);
 

@@ -132,6 +132,22 @@ void kt_reflink(const char *src, const char *dst)
 	close(d);
 }
 
+uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino)
+{
+	unsigned long long fsb, daddr;
+	const char *fmt = vt_out("xfs_db -r -c 'inode %llu' -c 'print core.format' %s",
+				 (unsigned long long)ino, dev);
+
+	REQUIRE(strstr(fmt, "btree") != NULL, "inode %llu has no mapping btree: %s",
+		(unsigned long long)ino, fmt);
+	fsb = strtoull(vt_out("xfs_db -r -c 'inode %llu' -c 'print u3.bmbt.ptrs[1]' %s | "
+			      "sed 's/.*= //'", (unsigned long long)ino, dev), NULL, 10);
+	REQUIRE(fsb != 0, "no mapping btree leaf for inode %llu", (unsigned long long)ino);
+	REQUIRE(sscanf(vt_out("xfs_db -r -c 'convert fsb %llu daddr' %s", fsb, dev),
+		       "%*s (%llu)", &daddr) == 1, "xfs_db convert fsb");
+	return daddr;
+}
+
 uint64_t kt_fork_physical(const char *path, uint64_t offset)
 {
 	enum { NMAP = 64 };

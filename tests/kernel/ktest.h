@@ -38,6 +38,10 @@ void kt_reflink(const char *src, const char *dst);
 /* Physical byte address of the block at byte @offset of any inode's data
  * fork (XFS_IOC_GETBMAPX, works on directories). */
 uint64_t kt_fork_physical(const char *path, uint64_t offset);
+/* Disk address (512-byte sectors) of the first leaf of the data fork
+ * mapping btree of inode @ino on the unmounted @dev (xfs_db); the fork must
+ * be in btree format. */
+uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino);
 
 /* "sha256  path" lines for every regular file below @dir, sorted, malloc'd. */
 char *kt_checksums(const char *dir);

@@ -58,22 +58,6 @@ static char *layout(void)
 	return strdup(vt_out("xfs_io -r -c 'fiemap -v' " SPARSE " | tail -n +2"));
 }
 
-/* Disk address of the first leaf of @ino's data fork mapping btree. */
-static uint64_t first_leaf_daddr(uint64_t ino)
-{
-	unsigned long long fsb, daddr;
-	const char *fmt = vt_out("xfs_db -r -c 'inode %llu' -c 'print core.format' %s",
-				 (unsigned long long)ino, BB_DEV);
-
-	REQUIRE(strstr(fmt, "btree") != NULL, "the file's mappings are not a btree: %s", fmt);
-	fsb = strtoull(vt_out("xfs_db -r -c 'inode %llu' -c 'print u3.bmbt.ptrs[1]' %s | "
-			      "sed 's/.*= //'", (unsigned long long)ino, BB_DEV), NULL, 10);
-	REQUIRE(fsb != 0, "no mapping btree leaf");
-	REQUIRE(sscanf(vt_out("xfs_db -r -c 'convert fsb %llu daddr' %s", fsb, BB_DEV),
-		       "%*s (%llu)", &daddr) == 1, "xfs_db convert fsb");
-	return daddr;
-}
-
 int main(int argc, char **argv)
 {
 	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
@@ -95,7 +79,7 @@ int main(int argc, char **argv)
 	long nextents = strtol(vt_out("xfs_db -r -c 'inode %llu' -c 'print core.nextents' %s | "
 				      "sed 's/.*= //'", (unsigned long long)st.st_ino, BB_DEV),
 			       NULL, 10);
-	uint64_t daddr = first_leaf_daddr(st.st_ino);
+	uint64_t daddr = kt_bmbt_leaf_daddr(BB_DEV, st.st_ino);
 	uint64_t blk = bb_damage_daddr(daddr);
 
 	printf("%ld mappings; mapping btree leaf: daddr %llu, dust block %llu\n", nextents,
