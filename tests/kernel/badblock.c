@@ -101,7 +101,7 @@ int bb_scrub(const char *path, uint32_t type, uint32_t iflags, uint32_t *oflags)
 	struct xfs_fsop_bulkreq req = {
 		.lastip = &ino, .icount = 1, .ubuffer = &bs, .ocount = &count,
 	};
-	int fd, rc;
+	int fd;
 
 	REQUIRE(lstat(path, &st) == 0, "lstat %s: %s", path, strerror(errno));
 	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
@@ -110,10 +110,8 @@ int bb_scrub(const char *path, uint32_t type, uint32_t iflags, uint32_t *oflags)
 	ino = st.st_ino;
 	REQUIRE(ioctl(fd, XFS_IOC_FSBULKSTAT_SINGLE, &req) == 0 && count == 1,
 		"bulkstat of %s: %s", path, strerror(errno));
-	*oflags = 0;
-	rc = map_scrub_call(fd, type, 0, st.st_ino, bs.bs_gen, iflags, oflags);
 	close(fd);
-	return rc;
+	return kt_scrub_ino(BB_MNT, type, st.st_ino, bs.bs_gen, iflags, oflags);
 }
 
 bool bb_fs_alive(void)

@@ -35,7 +35,6 @@
 #include "check.h"
 #include "fserror_listen.h"
 #include "ktest.h"
-#include "map.h"
 #include "vmtest.h"
 #include "xfs_abi.h"
 
@@ -65,17 +64,6 @@ static unsigned int errors_reported(int fan, int timeout_ms, const char *step, u
 	}
 	printf("%s: %d event(s), %u error(s)\n", step, n, total);
 	return total;
-}
-
-static int scrub(uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags, uint32_t *oflags)
-{
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
-	int rc;
-
-	*oflags = 0;
-	rc = map_scrub_call(fd, type, 0, ino, gen, iflags, oflags);
-	close(fd);
-	return rc;
 }
 
 int main(int argc, char **argv)
@@ -113,7 +101,7 @@ int main(int argc, char **argv)
 	 * queued another report, for ever). */
 	kt_fserror_expect_none(fan, QUIET_MS, "after stat");
 
-	rc = scrub(XFS_SCRUB_TYPE_INODE, ino, gen, 0, &oflags);
+	rc = kt_scrub_ino(MNT, XFS_SCRUB_TYPE_INODE, ino, gen, 0, &oflags);
 	printf("scrub of the inode: rc %d flags 0x%x\n", rc, oflags);
 	CHECK(rc == 0 && (oflags & XFS_SCRUB_OFLAG_CORRUPT),
 	      "scrub of the inode: rc %d flags 0x%x, expected CORRUPT", rc, oflags);
@@ -121,7 +109,7 @@ int main(int argc, char **argv)
 
 	CHECK(scrub_errors > 0, "the scrub's failed loads were not reported");
 
-	rc = scrub(XFS_SCRUB_TYPE_INODE, ino, gen, XFS_SCRUB_IFLAG_REPAIR, &oflags);
+	rc = kt_scrub_ino(MNT, XFS_SCRUB_TYPE_INODE, ino, gen, XFS_SCRUB_IFLAG_REPAIR, &oflags);
 	printf("repair of the inode: rc %d flags 0x%x\n", rc, oflags);
 	CHECK(rc == 0 && !(oflags & XFS_SCRUB_OFLAG_CORRUPT),
 	      "repair of the inode: rc %d flags 0x%x, expected success", rc, oflags);
@@ -132,16 +120,16 @@ int main(int argc, char **argv)
 	      repair_errors, scrub_errors);
 
 	/* The data fork was erased: its mappings come back from the rmapbt. */
-	rc = scrub(XFS_SCRUB_TYPE_BMBTD, ino, gen, 0, &oflags);
+	rc = kt_scrub_ino(MNT, XFS_SCRUB_TYPE_BMBTD, ino, gen, 0, &oflags);
 	printf("scrub of the mappings: rc %d flags 0x%x\n", rc, oflags);
 	CHECK(rc == 0 && (oflags & XFS_SCRUB_OFLAG_CORRUPT),
 	      "scrub of the zapped mappings: rc %d flags 0x%x, expected CORRUPT", rc, oflags);
-	rc = scrub(XFS_SCRUB_TYPE_BMBTD, ino, gen, XFS_SCRUB_IFLAG_REPAIR, &oflags);
+	rc = kt_scrub_ino(MNT, XFS_SCRUB_TYPE_BMBTD, ino, gen, XFS_SCRUB_IFLAG_REPAIR, &oflags);
 	printf("repair of the mappings: rc %d flags 0x%x\n", rc, oflags);
 	CHECK(rc == 0 && oflags == 0, "repair of the mappings: rc %d flags 0x%x", rc, oflags);
-	CHECK(scrub(XFS_SCRUB_TYPE_INODE, ino, gen, 0, &oflags) == 0 && oflags == 0,
+	CHECK(kt_scrub_ino(MNT, XFS_SCRUB_TYPE_INODE, ino, gen, 0, &oflags) == 0 && oflags == 0,
 	      "scrub of the inode after the repairs: flags 0x%x", oflags);
-	CHECK(scrub(XFS_SCRUB_TYPE_BMBTD, ino, gen, 0, &oflags) == 0 && oflags == 0,
+	CHECK(kt_scrub_ino(MNT, XFS_SCRUB_TYPE_BMBTD, ino, gen, 0, &oflags) == 0 && oflags == 0,
 	      "scrub of the mappings after the repairs: flags 0x%x", oflags);
 	errors_reported(fan, QUIET_MS, "mapping repair", ino);
 

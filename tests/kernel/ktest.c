@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ktest.h"
+#include "map.h"
 #include "vmtest.h"
 
 #include "kt_require.h"
@@ -73,6 +74,18 @@ void kt_ino_gen(const char *path, uint64_t *ino, uint32_t *gen)
 	close(fd);
 	*ino = st.st_ino;
 	*gen = (uint32_t)version;
+}
+
+int kt_scrub_ino(const char *mnt, uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags,
+		 uint32_t *oflags)
+{
+	int fd = kt_open(mnt, O_RDONLY | O_DIRECTORY);
+	int rc;
+
+	*oflags = 0;
+	rc = map_scrub_call(fd, type, 0, ino, gen, iflags, oflags);
+	close(fd);
+	return rc;
 }
 
 const char *kt_fs_name(const char *dev)

@@ -28,6 +28,10 @@ int kt_open(const char *path, int flags);
 void kt_geometry(int fd, struct xfs_fsop_geom *geo);
 /* Inode number and generation (FS_IOC_GETVERSION) of a path. */
 void kt_ino_gen(const char *path, uint64_t *ino, uint32_t *gen);
+/* One scrub call on inode @ino generation @gen of the filesystem mounted at
+ * @mnt: 0 or -errno, the output flags in @oflags. */
+int kt_scrub_ino(const char *mnt, uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags,
+		 uint32_t *oflags);
 /* Name of the filesystem under /sys/fs/xfs and debugfs ("vda", "dm-0"). */
 const char *kt_fs_name(const char *dev);
 

@@ -96,13 +96,7 @@ static int stat_rc(const char *path, struct stat *st)
 static int scrub_ino(uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags,
 		     uint32_t *oflags)
 {
-	int fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
-	int rc;
-
-	*oflags = 0;
-	rc = map_scrub_call(fd, type, 0, ino, gen, iflags, oflags);
-	close(fd);
-	return rc;
+	return kt_scrub_ino(BB_MNT, type, ino, gen, iflags, oflags);
 }
 
 static void populate(void)
