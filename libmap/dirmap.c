@@ -52,8 +52,8 @@ void map_dirmap_free(struct map_dirmap *dm)
 	free(dm);
 }
 
-int map_dirmap_add(struct map_dirmap *dm, uint64_t ino, uint64_t parent, const char *name,
-		   size_t len)
+static int put(struct map_dirmap *dm, uint64_t ino, uint64_t parent, const char *name,
+	       size_t len, bool replace)
 {
 	struct dir_entry *e;
 
@@ -62,21 +62,80 @@ int map_dirmap_add(struct map_dirmap *dm, uint64_t ino, uint64_t parent, const c
 	e = map_inohash_get(dm->dirs, ino, true);
 	if (!e)
 		return -ENOMEM;
-	if (e->name)
+	if (e->name && !replace)
 		return 0;	/* a directory has one name; keep the first seen */
-	e->name = malloc(len + 1);
-	if (!e->name)
+	if (e->name && e->parent == parent && e->len == len && memcmp(e->name, name, len) == 0)
+		return 0;
+	char *copy = malloc(len + 1);
+	if (!copy)
 		return -ENOMEM;
-	memcpy(e->name, name, len);
-	e->name[len] = '\0';
+	memcpy(copy, name, len);
+	copy[len] = '\0';
+	free(e->name);
+	e->name = copy;
 	e->len = len;
 	e->parent = parent;
 	return 0;
 }
 
+int map_dirmap_add(struct map_dirmap *dm, uint64_t ino, uint64_t parent, const char *name,
+		   size_t len)
+{
+	return put(dm, ino, parent, name, len, false);
+}
+
+int map_dirmap_set(struct map_dirmap *dm, uint64_t ino, uint64_t parent, const char *name,
+		   size_t len)
+{
+	return put(dm, ino, parent, name, len, true);
+}
+
+bool map_dirmap_forget(struct map_dirmap *dm, uint64_t ino, uint64_t parent, const char *name,
+		       size_t len)
+{
+	struct dir_entry *e = map_inohash_get(dm->dirs, ino, false);
+
+	if (!e || !e->name || e->parent != parent || e->len != len ||
+	    memcmp(e->name, name, len) != 0)
+		return false;
+	free(e->name);
+	e->name = NULL;		/* the slot stays; a forgotten name reads as unknown */
+	e->len = 0;
+	return true;
+}
+
+struct each_ctx {
+	int (*fn)(uint64_t ino, uint64_t parent, const char *name, size_t len, void *arg);
+	void *arg;
+};
+
+static int each_named(uint64_t ino, void *value, void *arg)
+{
+	const struct dir_entry *e = value;
+	struct each_ctx *c = arg;
+
+	return e->name ? c->fn(ino, e->parent, e->name, e->len, c->arg) : 0;
+}
+
+int map_dirmap_each(struct map_dirmap *dm,
+		    int (*fn)(uint64_t ino, uint64_t parent, const char *name, size_t len,
+			      void *arg), void *arg)
+{
+	struct each_ctx c = { fn, arg };
+
+	return map_inohash_each(dm->dirs, each_named, &c);
+}
+
+static const struct dir_entry *named(const struct map_dirmap *dm, uint64_t ino)
+{
+	const struct dir_entry *e = map_inohash_get(dm->dirs, ino, false);
+
+	return e && e->name ? e : NULL;
+}
+
 bool map_dirmap_known(const struct map_dirmap *dm, uint64_t ino)
 {
-	return ino == dm->root || map_inohash_get(dm->dirs, ino, false) != NULL;
+	return ino == dm->root || named(dm, ino) != NULL;
 }
 
 /* First ancestor of @ino (itself included) whose name is unknown, 0 if none. */
@@ -85,7 +144,7 @@ uint64_t map_dirmap_missing(const struct map_dirmap *dm, uint64_t ino)
 	size_t limit = map_inohash_count(dm->dirs) + 1;
 
 	while (ino != dm->root) {
-		const struct dir_entry *e = map_inohash_get(dm->dirs, ino, false);
+		const struct dir_entry *e = named(dm, ino);
 
 		if (!e)
 			return ino;
@@ -104,7 +163,7 @@ char *map_dirmap_path(const struct map_dirmap *dm, uint64_t ino)
 
 	/* First pass: length, and whether every ancestor is known. */
 	while (cur != dm->root) {
-		const struct dir_entry *e = map_inohash_get(dm->dirs, cur, false);
+		const struct dir_entry *e = named(dm, cur);
 
 		if (!e || limit-- == 0)
 			return NULL;
@@ -119,7 +178,7 @@ char *map_dirmap_path(const struct map_dirmap *dm, uint64_t ino)
 	path[slen] = '\0';
 	/* Second pass: fill from the end. */
 	for (cur = ino; cur != dm->root;) {
-		const struct dir_entry *e = map_inohash_get(dm->dirs, cur, false);
+		const struct dir_entry *e = named(dm, cur);
 
 		slen -= e->len;
 		memcpy(path + slen, e->name, e->len);

@@ -20,6 +20,8 @@ struct map_fs {
 	struct xfs_handle fshandle;
 	/* without rmapbt: every file's extents, built on first use */
 	struct map_bmap_index *bmap_index;
+	/* directories known between resolves (not owned; may be NULL) */
+	struct map_dirindex *dirindex;
 };
 
 /* Free per-filesystem caches (called by map_fs_close). */
@@ -91,6 +93,22 @@ int map_inohash_each(struct map_inohash *h, int (*fn)(uint64_t ino, void *value,
 bool map_dirmap_known(const struct map_dirmap *dm, uint64_t ino);
 /* First ancestor of @ino (itself included) whose name is unknown; 0 if none. */
 uint64_t map_dirmap_missing(const struct map_dirmap *dm, uint64_t ino);
+
+/* ---- dirindex.c: for paths.c ---- */
+struct map_dirmap *map_dirindex_dirmap(struct map_dirindex *ix);
+/* Generation of directory @ino if the index knows it as a live directory. */
+bool map_dirindex_gen(const struct map_dirindex *ix, uint64_t ino, uint32_t *gen);
+/* @fn for each live directory in [lo, hi); *past_end says whether @hi is
+ * beyond every directory known.  A nonzero return from @fn is returned. */
+int map_dirindex_each_in(struct map_dirindex *ix, uint64_t lo, uint64_t hi,
+			 int (*fn)(uint64_t ino, uint32_t gen, void *arg), void *arg,
+			 bool *past_end);
+void map_dirindex_count_retry(struct map_dirindex *ix);
+void map_dirindex_count_use(struct map_dirindex *ix);
+/* For dirindex_events.c: directory @ino (generation @gen) is alive; gone. */
+int map_dirindex_note_dir(struct map_dirindex *ix, uint64_t ino, uint32_t gen);
+void map_dirindex_note_gone(struct map_dirindex *ix, uint64_t ino);
+void map_dirindex_count_event(struct map_dirindex *ix);
 
 /* ---- misc ---- */
 int map_owner_list_push(struct map_owner_list *list, const struct map_owner *o);

@@ -12,7 +12,16 @@
  *
  * Before any of that, a target with a single name takes it from the dentry
  * cache when the cache has it (path_hint.c): the usual case for a file whose
- * read just failed.
+ * read just failed (small batches only: a scan's thousands of owners are
+ * cheaper to find by reading the directories).
+ *
+ * With a directory index (dirindex.c: a daemon keeps one between calls), the
+ * directories near a target come from it instead of bulkstat, and ancestors
+ * are named without reading them; an answer that falls short of a target's
+ * link count is redone without it.  Every name is checked against the tree
+ * before it is returned: its directory opened by path (no symbolic link
+ * followed, no mount crossed) must be the directory it was read from, and the
+ * name in it must still lead to the target.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fs.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,11 +43,18 @@
  * reading every inode of the filesystem. */
 #define WINDOW_FIRST	4096
 #define WALK_STOP	1
+/* Names from the dentry cache are tried for batches this small (events). */
+#define HINT_MAX	16
+/* More targets than this: one bulkstat walk of the whole filesystem learns
+ * every target and lists every directory, instead of a bulkstat call per
+ * target and windows around each. */
+#define BATCH_WALK	256
 
 struct target {
 	uint32_t index;		/* slot of this inode in the results */
 	uint32_t needed;	/* names wanted; UINT32_MAX when unknown */
 	uint32_t found;
+	bool filled;		/* mode, links and generation known */
 };
 
 struct hit {
@@ -69,9 +87,13 @@ struct resolve {
 	struct map_inohash *dirs;	/* ino -> struct dirinfo */
 	struct dir_key *order;
 	size_t ndirs;
-	struct map_dirmap *dm;
+	struct map_dirmap *dm;		/* the index's when there is one */
+	struct map_dirindex *ix;	/* ready, or NULL */
 	struct hit *hits;
 	size_t nhits;
+	size_t nchased;			/* hits[0..nchased) have every ancestor named */
+	bool listed_all;		/* every directory is in order[] already */
+	size_t unfound;			/* targets with names still missing */
 	uint64_t *wanted;		/* directories to read next (a stack) */
 	size_t nwanted;
 	size_t next;			/* next in order[] to read */
@@ -246,11 +268,13 @@ static int read_dir(struct resolve *r, uint64_t dir, struct dirinfo *info)
 				rc = add_hit(r, dir, de->d_ino, de->d_name, len);
 				if (rc)
 					goto out;
-				t->found++;
+				if (++t->found == t->needed)
+					r->unfound--;
 			}
 			if (de->d_type == DT_DIR ||
 			    (de->d_type == DT_UNKNOWN && map_inohash_get(r->dirs, de->d_ino, false))) {
-				rc = map_dirmap_add(r->dm, de->d_ino, dir, de->d_name, len);
+				/* what the directory holds now: it corrects the index too */
+				rc = map_dirmap_set(r->dm, de->d_ino, dir, de->d_name, len);
 				if (rc)
 					goto out;
 				if (!map_inohash_get(r->dirs, de->d_ino, false)) {
@@ -273,18 +297,29 @@ out:
 
 /* ---- when to stop ---- */
 
-static int all_found(uint64_t ino, void *value, void *arg)
+static int count_unfound(uint64_t ino, void *value, void *arg)
 {
 	const struct target *t = value;
 
 	(void)ino;
-	(void)arg;
-	return t->found < t->needed;
+	*(size_t *)arg += t->found < t->needed;
+	return 0;
+}
+
+static size_t unfound(struct resolve *r)
+{
+	size_t n = 0;
+
+	map_inohash_each(r->targets, count_unfound, &n);
+	return n;
 }
 
 static int want(struct resolve *r, uint64_t dir)
 {
-	uint64_t *v = realloc(r->wanted, (r->nwanted + 1) * sizeof(*v));
+	uint64_t *v = r->wanted;
+
+	if ((r->nwanted & 63) == 0)
+		v = realloc(r->wanted, (r->nwanted + 64) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -301,6 +336,12 @@ static struct dirinfo *learn_dir(struct resolve *r, uint64_t ino)
 
 	if (d)
 		return d;
+	if (r->ix && map_dirindex_gen(r->ix, ino, &bs.bs_gen)) {
+		d = add_dir(r, ino);
+		if (d)
+			d->gen = bs.bs_gen;
+		return d;
+	}
 	if (map_bulkstat_one(r->fs, ino, &bs) != 0 || !S_ISDIR(bs.bs_mode))
 		return NULL;
 	d = add_dir(r, ino);
@@ -320,12 +361,19 @@ static int chase_ancestors(struct resolve *r)
 	int pending = 0;
 
 	r->nwanted = 0;
-	for (size_t i = 0; i < r->nhits; i++) {
+	for (size_t i = r->nchased; i < r->nhits; i++) {
 		uint64_t missing = map_dirmap_missing(r->dm, r->hits[i].dir);
 		struct dirinfo *d;
 
-		if (!missing)
+		if (!missing) {
+			/* named for good (names are only ever replaced): move it
+			 * into the prefix that is not looked at again */
+			struct hit h = r->hits[i];
+
+			r->hits[i] = r->hits[r->nchased];
+			r->hits[r->nchased++] = h;
 			continue;
+		}
 		d = learn_dir(r, missing);
 		if (!d)
 			continue;	/* not a directory we can open: cannot learn more */
@@ -355,7 +403,7 @@ static int scan_dirs(struct resolve *r)
 		rc = chase_ancestors(r);
 		if (rc < 0)
 			return rc;
-		if (rc == 0 && map_inohash_each(r->targets, all_found, NULL) == 0)
+		if (rc == 0 && r->unfound == 0)
 			return 1;	/* every name found and every ancestor named */
 
 		uint64_t dir = 0;
@@ -383,10 +431,26 @@ static int scan_dirs(struct resolve *r)
 
 /* List the directories with inode numbers in [lo, hi).  *at_end says whether
  * the listing reached the last inode. */
+static int index_dir(uint64_t ino, uint32_t gen, void *arg)
+{
+	struct resolve *r = arg;
+
+	r->stats->inodes_scanned++;
+	if (map_inohash_get(r->dirs, ino, false))
+		return 0;
+	struct dirinfo *d = add_dir(r, ino);
+	if (!d)
+		return -ENOMEM;
+	d->gen = gen;
+	return 0;
+}
+
 static int list_window(struct resolve *r, uint64_t lo, uint64_t hi, bool *at_end)
 {
 	int rc;
 
+	if (r->ix)
+		return map_dirindex_each_in(r->ix, lo, hi, index_dir, r, at_end);
 	r->walk_start = lo;
 	r->walk_end = hi;
 	rc = map_bulkstat_walk(r->fs, lo, collect_dir, NULL, r);
@@ -400,28 +464,43 @@ struct span {
 	uint64_t lo, hi;	/* inode numbers [lo, hi) */
 };
 
-/* Add [lo, hi) to the sorted, disjoint list of listed spans. */
+/* Add [lo, hi) to the sorted, disjoint list of listed spans: the spans it
+ * touches become one. */
 static int cover(struct span **v, size_t *n, uint64_t lo, uint64_t hi)
 {
-	struct span *w = realloc(*v, (*n + 1) * sizeof(**v));
-	size_t i, out = 0;
+	struct span *w = *v;
+	size_t a = 0, b = *n;
 
-	if (!w)
-		return -ENOMEM;
-	*v = w;
-	for (i = *n; i > 0 && w[i - 1].lo > lo; i--)
-		w[i] = w[i - 1];
-	w[i] = (struct span){ lo, hi };
-	(*n)++;
-	for (i = 1; i < *n; i++) {
-		if (w[i].lo <= w[out].hi) {
-			if (w[i].hi > w[out].hi)
-				w[out].hi = w[i].hi;
-		} else {
-			w[++out] = w[i];
-		}
+	while (a < b) {		/* a: the first span that ends at or after lo */
+		size_t mid = (a + b) / 2;
+
+		if (w[mid].hi < lo)
+			a = mid + 1;
+		else
+			b = mid;
 	}
-	*n = out + 1;
+	b = a;			/* b: one past the last span that starts by hi */
+	while (b < *n && w[b].lo <= hi)
+		b++;
+	if (a == b) {		/* touches nothing: insert */
+		if ((*n & 63) == 0) {
+			w = realloc(w, (*n + 64) * sizeof(*w));
+			if (!w)
+				return -ENOMEM;
+			*v = w;
+		}
+		memmove(w + a + 1, w + a, (*n - a) * sizeof(*w));
+		w[a] = (struct span){ lo, hi };
+		(*n)++;
+		return 0;
+	}
+	if (w[a].lo < lo)
+		lo = w[a].lo;
+	if (w[b - 1].hi > hi)
+		hi = w[b - 1].hi;
+	w[a] = (struct span){ lo, hi };
+	memmove(w + a + 1, w + b, (*n - b) * sizeof(*w));
+	*n -= b - a - 1;
 	return 0;
 }
 
@@ -430,9 +509,18 @@ static int scan_uncovered(struct resolve *r, struct span **spans, size_t *nspans
 			  uint64_t hi, bool *at_end)
 {
 	uint64_t cur = lo;
+	size_t first = 0, last = *nspans;
 	int rc = 0;
 
-	for (size_t i = 0; i <= *nspans && cur < hi && rc == 0; i++) {
+	while (first < last) {	/* the first span that ends after lo */
+		size_t mid = (first + last) / 2;
+
+		if ((*spans)[mid].hi <= lo)
+			first = mid + 1;
+		else
+			last = mid;
+	}
+	for (size_t i = first; i <= *nspans && cur < hi && rc == 0; i++) {
 		uint64_t next_lo = i < *nspans ? (*spans)[i].lo : UINT64_MAX;
 		uint64_t next_hi = i < *nspans ? (*spans)[i].hi : UINT64_MAX;
 
@@ -466,6 +554,12 @@ static int scan_by_windows(struct resolve *r)
 	bool at_end = false;
 	int rc = 0;
 
+	r->unfound = unfound(r);
+	if (r->listed_all) {
+		qsort(r->order, r->ndirs, sizeof(*r->order), cmp_dir_key);
+		rc = scan_dirs(r);
+		return rc < 0 ? rc : 0;
+	}
 	for (;;) {
 		size_t seg = r->ndirs;
 		bool any = false;
@@ -509,15 +603,54 @@ static int scan_by_windows(struct resolve *r)
 
 /* ---- results ---- */
 
+/*
+ * Directory @dir opened by the path the map gives it, every component a real
+ * directory of this filesystem (no symbolic link followed, no mount crossed),
+ * and checked to be @dir: an O_PATH fd, or -1.
+ */
+static int open_dir_path(struct resolve *r, uint64_t dir, dev_t dev)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+			   RESOLVE_NO_XDEV,
+	};
+	char *path = map_dirmap_path(r->dm, dir);
+	struct stat st;
+	int fd;
+
+	if (!path)
+		return -1;	/* an ancestor could not be named */
+	fd = (int)syscall(SYS_openat2, r->fs->fd, path[0] ? path : ".", &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(r->fs->fd, path[0] ? path : ".",
+			    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_ino != dir || st.st_dev != dev) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* A name is only reported if it still leads to the same inode. */
-static bool path_checks_out(struct resolve *r, const char *path, uint64_t ino)
+static bool name_checks_out(int dfd, const char *name, uint64_t ino)
 {
 	struct stat st;
 
-	if (fstatat(r->fs->fd, path[0] ? path : ".", &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return st.st_ino == ino;
 	/* An inode the kernel cannot read still has its name in the directory. */
 	return errno == EIO || errno == EUCLEAN || errno == EBADMSG;
+}
+
+static int cmp_hit_dir(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	return x->dir < y->dir ? -1 : x->dir > y->dir;
 }
 
 /*
@@ -558,22 +691,42 @@ static bool has_path(const struct map_paths *p, const char *path)
 	return false;
 }
 
+/* Every name found, checked against the tree as it is now: each directory
+ * once by its path, then each name in it. */
 static int build_results(struct resolve *r)
 {
+	struct stat root;
+	int dfd = -1;
+
+	if (fstat(r->fs->fd, &root) != 0)
+		return -errno;
+	qsort(r->hits, r->nhits, sizeof(*r->hits), cmp_hit_dir);
 	for (size_t i = 0; i < r->nhits; i++) {
 		struct hit *h = &r->hits[i];
 		struct target *t = map_inohash_get(r->targets, h->ino, false);
-		char *path = map_dirmap_join(r->dm, h->dir, h->name, h->len);
+		char *path;
 		int rc = 0;
 
+		if (i == 0 || h->dir != r->hits[i - 1].dir) {
+			if (dfd >= 0)
+				close(dfd);
+			dfd = open_dir_path(r, h->dir, root.st_dev);
+		}
+		if (dfd < 0 || !name_checks_out(dfd, h->name, h->ino))
+			continue;
+		path = map_dirmap_join(r->dm, h->dir, h->name, h->len);
 		if (!path)
-			continue;	/* an ancestor could not be named */
-		if (path_checks_out(r, path, h->ino) && !has_path(&r->res[t->index], path))
+			continue;
+		if (!has_path(&r->res[t->index], path))
 			rc = add_path(&r->res[t->index], path);
 		free(path);
-		if (rc)
+		if (rc) {
+			close(dfd);
 			return rc;
+		}
 	}
+	if (dfd >= 0)
+		close(dfd);
 	for (size_t i = 0; i < r->ntargets; i++) {
 		struct target *t = map_inohash_get(r->targets, r->target_inos[i], false);
 
@@ -737,6 +890,11 @@ static int take_hints(struct resolve *r)
 	char root[PATH_MAX + 1];
 	int have_root = 0;	/* 1: read, -1: cannot be read */
 
+	/* A batch (a scan's owners) reads the directories anyway; a hint
+	 * costs an open by handle and three calls per target, and after a
+	 * scan the cache rarely has the names. */
+	if (r->ntargets > HINT_MAX)
+		return 0;
 	for (size_t i = 0; i < r->ntargets; i++) {
 		uint64_t ino = r->target_inos[i];
 		struct target *t = map_inohash_get(r->targets, ino, false);
@@ -766,12 +924,30 @@ static int take_hints(struct resolve *r)
 	return 0;
 }
 
+static int fill_from_bulkstat(struct resolve *r, struct target *t, const struct xfs_bulkstat *bs)
+{
+	struct map_paths *p = &r->res[t->index];
+
+	t->filled = true;
+	p->gen = bs->bs_gen;
+	p->mode = bs->bs_mode;
+	p->nlink = bs->bs_nlink;
+	if (bs->bs_ino == r->fs->root_ino)
+		return add_path(p, "");
+	if (bs->bs_nlink == 0)
+		p->unlinked = true;
+	else
+		t->needed = S_ISDIR(bs->bs_mode) ? 1 : bs->bs_nlink;
+	return 0;
+}
+
 static int fill_target(struct resolve *r, uint64_t ino, struct target *t)
 {
 	struct map_paths *p = &r->res[t->index];
 	struct xfs_bulkstat bs;
 	int rc = map_bulkstat_one(r->fs, ino, &bs);
 
+	t->filled = true;
 	if (rc == -ENOENT) {
 		p->gone = true;
 		return 0;
@@ -783,36 +959,74 @@ static int fill_target(struct resolve *r, uint64_t ino, struct target *t)
 		t->needed = UINT32_MAX;
 		return 0;
 	}
-	p->gen = bs.bs_gen;
-	p->mode = bs.bs_mode;
-	p->nlink = bs.bs_nlink;
-	if (ino == r->fs->root_ino)
-		return add_path(p, "");
-	if (bs.bs_nlink == 0)
-		p->unlinked = true;
-	else
-		t->needed = S_ISDIR(bs.bs_mode) ? 1 : bs.bs_nlink;
+	return fill_from_bulkstat(r, t, &bs);
+}
+
+/* The batch walk: every target it meets, and every directory. */
+static int batch_collect(struct map_fs *fs, const struct xfs_bulkstat *bs, void *arg)
+{
+	struct resolve *r = arg;
+	struct target *t = map_inohash_get(r->targets, bs->bs_ino, false);
+
+	(void)fs;
+	r->stats->inodes_scanned++;
+	if (t && !t->filled) {
+		int rc = fill_from_bulkstat(r, t, bs);
+
+		if (rc)
+			return rc;
+	}
+	if (r->ix || !S_ISDIR(bs->bs_mode) || map_inohash_get(r->dirs, bs->bs_ino, false))
+		return 0;
+	struct dirinfo *d = add_dir(r, bs->bs_ino);
+	if (!d)
+		return -ENOMEM;
+	d->gen = bs->bs_gen;
 	return 0;
 }
 
-int map_resolve_paths(struct map_fs *fs, const uint64_t *inos, size_t n,
-		      struct map_paths **out, struct map_resolve_stats *stats)
+/* Many targets: one walk, then each target it did not meet on its own (gone,
+ * or in an inode chunk the walk could not read). */
+static int fill_batch(struct resolve *r)
 {
-	struct map_resolve_stats dummy;
+	int rc = map_bulkstat_walk(r->fs, 0, batch_collect, NULL, r);
+
+	if (rc < 0)
+		return rc;
+	r->listed_all = !r->ix;
+	for (size_t i = 0; i < r->ntargets && rc == 0; i++) {
+		struct target *t = map_inohash_get(r->targets, r->target_inos[i], false);
+
+		if (!t->filled)
+			rc = fill_target(r, r->target_inos[i], t);
+	}
+	return rc;
+}
+
+static int copy_name(uint64_t ino, uint64_t parent, const char *name, size_t len, void *arg)
+{
+	return map_dirmap_set(arg, ino, parent, name, len);
+}
+
+/* One resolve; with @ix, directories come from the index; names learnt
+ * are copied into @heal when given. */
+static int resolve_once(struct map_fs *fs, struct map_dirindex *ix, const uint64_t *inos,
+			size_t n, struct map_paths **out, struct map_resolve_stats *stats,
+			struct map_dirindex *heal)
+{
 	struct resolve r;
 	int rc = 0;
 
 	memset(&r, 0, sizeof(r));
-	memset(&dummy, 0, sizeof(dummy));
 	r.fs = fs;
-	r.stats = stats ? stats : &dummy;
-	memset(r.stats, 0, sizeof(*r.stats));
+	r.stats = stats;
+	r.ix = ix;
 	*out = NULL;
 	r.res = calloc(n ? n : 1, sizeof(*r.res));
 	r.targets = map_inohash_new(sizeof(struct target));
 	r.target_inos = malloc((n ? n : 1) * sizeof(uint64_t));
 	r.dirs = map_inohash_new(sizeof(struct dirinfo));
-	r.dm = map_dirmap_new(fs->root_ino);
+	r.dm = ix ? map_dirindex_dirmap(ix) : map_dirmap_new(fs->root_ino);
 	if (!r.res || !r.targets || !r.target_inos || !r.dirs || !r.dm) {
 		rc = -ENOMEM;
 		goto out;
@@ -830,17 +1044,23 @@ int map_resolve_paths(struct map_fs *fs, const uint64_t *inos, size_t n,
 		}
 		t->index = (uint32_t)i;
 		r.target_inos[r.ntargets++] = inos[i];
-		rc = fill_target(&r, inos[i], t);
-		if (rc)
-			goto out;
 	}
 	qsort(r.target_inos, r.ntargets, sizeof(uint64_t), cmp_u64);
+	if (r.ntargets > BATCH_WALK) {
+		rc = fill_batch(&r);
+	} else {
+		for (size_t i = 0; i < r.ntargets && rc == 0; i++)
+			rc = fill_target(&r, r.target_inos[i],
+					 map_inohash_get(r.targets, r.target_inos[i], false));
+	}
+	if (rc)
+		goto out;
 
 	rc = take_hints(&r);
 	if (rc)
 		goto out;
-	if (map_inohash_each(r.targets, all_found, NULL) != 0) {
-		if (fs->info.geo.parent && map_fs_load_fshandle(fs) == 0) {
+	if (unfound(&r) != 0) {
+		if (!ix && fs->info.geo.parent && map_fs_load_fshandle(fs) == 0) {
 			r.stats->used_parent_pointers = true;
 			rc = resolve_pptr(&r);
 		} else {
@@ -882,13 +1102,54 @@ out:
 	free(r.target_inos);
 	map_inohash_free(r.targets);
 	map_inohash_free(r.dirs);
-	map_dirmap_free(r.dm);
+	if (rc == 0 && heal && map_dirindex_ready(heal))
+		rc = map_dirmap_each(r.dm, copy_name, map_dirindex_dirmap(heal));
+	if (!ix)
+		map_dirmap_free(r.dm);
 	if (rc) {
 		map_paths_free(r.res, n);
 		return rc;
 	}
 	*out = r.res;
 	return 0;
+}
+
+/* Fewer names than links for an inode that can be read: the index misled
+ * the search (or the filesystem hides a name; looking again settles it). */
+static bool short_of_names(const struct map_paths *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].ino == 0 || p[i].gone || p[i].unreadable || p[i].unlinked)
+			continue;
+		if (p[i].npaths < (S_ISDIR(p[i].mode) ? 1 : p[i].nlink))
+			return true;
+	}
+	return false;
+}
+
+int map_resolve_paths(struct map_fs *fs, const uint64_t *inos, size_t n,
+		      struct map_paths **out, struct map_resolve_stats *stats)
+{
+	struct map_dirindex *ix = fs->dirindex;
+	struct map_resolve_stats dummy;
+	int rc;
+
+	if (!stats)
+		stats = &dummy;
+	memset(stats, 0, sizeof(*stats));
+	if (!map_dirindex_ready(ix) || fs->info.geo.parent)
+		return resolve_once(fs, NULL, inos, n, out, stats, NULL);
+	stats->used_dirindex = true;
+	map_dirindex_count_use(ix);
+	rc = resolve_once(fs, ix, inos, n, out, stats, NULL);
+	if (rc || !short_of_names(*out, n))
+		return rc;
+	map_paths_free(*out, n);
+	map_dirindex_count_retry(ix);
+	memset(stats, 0, sizeof(*stats));
+	stats->used_dirindex = true;
+	stats->dirindex_retried = true;
+	return resolve_once(fs, NULL, inos, n, out, stats, ix);
 }
 
 void map_paths_free(struct map_paths *paths, size_t n)

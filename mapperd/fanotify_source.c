@@ -14,46 +14,11 @@
 #include "fanotify_source.h"
 #include "journal_ids.h"
 #include "log.h"
+#include "map.h"
 #include "notify.h"
 #include "pipeline.h"
 
-/* Handle types of XFS (include/linux/exportfs.h FILEID_* and XFS's 64-bit flag). */
-#define XFS_FILEID_INO32_GEN		1
-#define XFS_FILEID_INO32_GEN_PARENT	2
-#define XFS_FILEID_64BIT		0x80
-#define FILEID_NONE			0xff	/* FILEID_INVALID: no inode */
-
-static uint32_t get_u32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-int md_fanotify_xfs_handle(int type, const unsigned char *h, size_t len, uint64_t *ino,
-			   uint32_t *gen)
-{
-	switch (type) {
-	case XFS_FILEID_INO32_GEN:
-	case XFS_FILEID_INO32_GEN_PARENT:
-		if (len < 8)
-			return -EINVAL;
-		*ino = get_u32(h);
-		*gen = get_u32(h + 4);
-		return 0;
-	case XFS_FILEID_INO32_GEN | XFS_FILEID_64BIT:
-	case XFS_FILEID_INO32_GEN_PARENT | XFS_FILEID_64BIT:
-		/* packed { u64 ino; u32 gen; ... } */
-		if (len < 12)
-			return -EINVAL;
-		memcpy(ino, h, sizeof(*ino));
-		*gen = get_u32(h + 8);
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
+#define FILEID_NONE	0xff	/* FILEID_INVALID: no inode */
 
 /* The info records that follow one event's metadata. */
 static int decode_info(const unsigned char *p, size_t len, struct md_fan_report *r)
@@ -86,8 +51,8 @@ static int decode_info(const unsigned char *p, size_t len, struct md_fan_report 
 				return -EINVAL;
 			r->handle_type = fh.handle_type;
 			if (fh.handle_bytes > 0 && fh.handle_type != FILEID_NONE &&
-			    md_fanotify_xfs_handle(fh.handle_type, p + off, fh.handle_bytes, &r->ino,
-						   &r->gen) == 0)
+			    map_xfs_handle_decode(fh.handle_type, p + off, fh.handle_bytes, &r->ino,
+						  &r->gen) == 0)
 				r->has_inode = true;
 		}
 		p += hdr.len;

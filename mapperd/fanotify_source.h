@@ -36,8 +36,5 @@ void md_fanotify_unwatch(struct md_daemon *d, struct md_fs *fs);
  */
 int md_fanotify_decode(const void *buf, size_t len,
 		       void (*fn)(const struct md_fan_report *r, void *arg), void *arg);
-/* Inode and generation from an XFS file handle; 0 or -EINVAL. */
-int md_fanotify_xfs_handle(int type, const unsigned char *h, size_t len, uint64_t *ino,
-			   uint32_t *gen);
 
 #endif

@@ -11,6 +11,7 @@
 #include <sys/fanotify.h>
 
 #include "fanotify_source.h"
+#include "map.h"
 
 static void on_report(const struct md_fan_report *r, void *arg)
 {
@@ -58,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t gen;
 
 		memcpy(buf, data + 1, size - 1);
-		md_fanotify_xfs_handle(data[0], buf, size - 1, &ino, &gen);
+		map_xfs_handle_decode(data[0], buf, size - 1, &ino, &gen);
 	}
 	free(buf);
 	return 0;

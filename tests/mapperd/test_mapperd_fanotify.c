@@ -9,6 +9,7 @@
 #include "check.h"
 #include "dedup.h"
 #include "fanotify_source.h"
+#include "map.h"
 
 static unsigned char buf[4096];
 static size_t used;
@@ -64,17 +65,17 @@ int main(void)
 
 	/* handles as XFS encodes them */
 	uint32_t h32[2] = { 131, 0xdeadbeef };
-	CHECK_INT(md_fanotify_xfs_handle(1, (const unsigned char *)h32, 8, &ino, &gen), 0);
+	CHECK_INT(map_xfs_handle_decode(1, (const unsigned char *)h32, 8, &ino, &gen), 0);
 	CHECK(ino == 131 && gen == 0xdeadbeef, "type 1: %llu %u", (unsigned long long)ino, gen);
 	unsigned char h64[12];
 	uint64_t big = 0x100000083ULL;
 	uint32_t g = 7;
 	memcpy(h64, &big, 8);
 	memcpy(h64 + 8, &g, 4);
-	CHECK_INT(md_fanotify_xfs_handle(0x81, h64, 12, &ino, &gen), 0);
+	CHECK_INT(map_xfs_handle_decode(0x81, h64, 12, &ino, &gen), 0);
 	CHECK(ino == big && gen == 7, "type 0x81: %llx %u", (unsigned long long)ino, gen);
-	CHECK_INT(md_fanotify_xfs_handle(0x81, h64, 8, &ino, &gen), -EINVAL);
-	CHECK_INT(md_fanotify_xfs_handle(0x4d, h64, 12, &ino, &gen), -EINVAL);
+	CHECK_INT(map_xfs_handle_decode(0x81, h64, 8, &ino, &gen), -EINVAL);
+	CHECK_INT(map_xfs_handle_decode(0x4d, h64, 12, &ino, &gen), -EINVAL);
 
 	/* three events in one read: a file's EIO, a merged one with the fid
 	 * record first, and a shutdown with no inode (FILEID_INVALID) */

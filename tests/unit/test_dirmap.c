@@ -65,6 +65,23 @@ int main(void)
 	CHECK(strncmp(deep, "d/d/d/", 6) == 0 && deep[strlen(deep) - 1] == 'd', "deep shape");
 	free(deep);
 
+	/* What a directory read or an event shows replaces the name known: a
+	 * rename, then a move to another parent; the subtree follows. */
+	CHECK_INT(map_dirmap_set(dm, 300, 200, "renamed", 7), 0);
+	check_path(dm, 400, NULL, "srv/renamed/new\nline");
+	CHECK_INT(map_dirmap_set(dm, 300, 500, "moved", 5), 0);
+	check_path(dm, 400, "f", "\xff\xfe/moved/new\nline/f");
+	/* Forgetting takes the exact name in the exact parent only. */
+	CHECK(!map_dirmap_forget(dm, 300, 200, "moved", 5), "forgot under the wrong parent");
+	CHECK(!map_dirmap_forget(dm, 300, 500, "move", 4), "forgot under another name");
+	check_path(dm, 400, NULL, "\xff\xfe/moved/new\nline");
+	CHECK(map_dirmap_forget(dm, 300, 500, "moved", 5), "the name was not forgotten");
+	check_path(dm, 300, NULL, NULL);
+	check_path(dm, 400, NULL, NULL);	/* no path through an unknown name */
+	/* ... and a forgotten directory can be named again. */
+	CHECK_INT(map_dirmap_add(dm, 300, 200, "back", 4), 0);
+	check_path(dm, 400, NULL, "srv/back/new\nline");
+
 	map_dirmap_free(dm);
 	return check_done();
 }
