@@ -6,7 +6,13 @@
  *
  * It is built once, in slices a caller can interleave with other work: a
  * bulkstat walk lists the directories, then each directory is read once to
- * learn its subdirectories' names.  dirindex_events.c keeps it current from
+ * learn its subdirectories' names.
+ *
+ * Files with more than one link are the other case a single directory read
+ * cannot settle: their names may be anywhere.  The index keeps every name of
+ * such files too (the walk says which they are, the reads find their names),
+ * up to LINKS_MAX files; a resolve checks each before use and records what a
+ * full search found for a file it did not know.  dirindex_events.c keeps it current from
  * fanotify directory-entry events.  Nothing here is an answer by itself:
  * paths.c checks every path built from it and redoes a resolve without it
  * when its answer falls short.
@@ -24,10 +30,17 @@
 #define READ_BUF	65536
 #define RECENT_MAX	4096	/* directories added since the last sort */
 #define WALK_STOP	1
+#define LINKS_MAX	(1u << 20)	/* files with several links whose names are kept */
 
 struct ixdir {
 	uint32_t gen;
 	bool live;
+};
+
+/* The names of one file with several links. */
+struct linkset {
+	size_t n, cap;
+	struct map_dirindex_link *v;
 };
 
 enum phase { IX_EMPTY, IX_LISTING, IX_READING, IX_READY };
@@ -36,6 +49,7 @@ struct map_dirindex {
 	enum phase phase;
 	struct map_dirmap *dm;
 	struct map_inohash *dirs;	/* ino -> struct ixdir */
+	struct map_inohash *links;	/* file ino -> struct linkset * */
 	uint64_t *sorted;		/* directory inode numbers, sorted */
 	size_t nsorted, capsorted;
 	uint64_t *recent;		/* added since the sort, unsorted */
@@ -60,8 +74,29 @@ struct map_dirindex *map_dirindex_new(void)
 	return calloc(1, sizeof(struct map_dirindex));
 }
 
+static void free_links(struct linkset *ls)
+{
+	for (size_t i = 0; ls && i < ls->n; i++)
+		free(ls->v[i].name);
+	if (ls)
+		free(ls->v);
+	free(ls);
+}
+
+static int free_linkset(uint64_t ino, void *value, void *arg)
+{
+	(void)ino;
+	(void)arg;
+	free_links(*(struct linkset **)value);
+	return 0;
+}
+
 static void clear(struct map_dirindex *ix)
 {
+	if (ix->links)
+		map_inohash_each(ix->links, free_linkset, NULL);
+	map_inohash_free(ix->links);
+	ix->links = NULL;
 	map_dirmap_free(ix->dm);
 	map_inohash_free(ix->dirs);
 	free(ix->sorted);
@@ -222,6 +257,69 @@ void map_dirindex_note_gone(struct map_dirindex *ix, uint64_t ino)
 	}
 }
 
+/* ---- files with several links ---- */
+
+int map_dirindex_add_link(struct map_dirindex *ix, uint64_t ino, uint64_t dir, const char *name,
+			  size_t len)
+{
+	struct linkset **slot = map_inohash_get(ix->links, ino, false);
+
+	if (!slot) {
+		if (map_inohash_count(ix->links) >= LINKS_MAX)
+			return 0;
+		slot = map_inohash_get(ix->links, ino, true);
+		if (!slot)
+			return -ENOMEM;
+	}
+	struct linkset *ls = *slot;
+	if (!ls) {
+		ls = calloc(1, sizeof(*ls));
+		if (!ls)
+			return -ENOMEM;
+		*slot = ls;
+	}
+	for (size_t i = 0; i < ls->n; i++)
+		if (ls->v[i].dir == dir && ls->v[i].len == len && !memcmp(ls->v[i].name, name, len))
+			return 0;
+	if (ls->n == ls->cap) {
+		size_t cap = ls->cap ? ls->cap * 2 : 2;
+		struct map_dirindex_link *v = realloc(ls->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ls->v = v;
+		ls->cap = cap;
+	}
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, name, len);
+	copy[len] = '\0';
+	ls->v[ls->n++] = (struct map_dirindex_link){ .dir = dir, .name = copy, .len = len };
+	return 0;
+}
+
+void map_dirindex_forget_links(struct map_dirindex *ix, uint64_t ino)
+{
+	struct linkset **slot = ix->links ? map_inohash_get(ix->links, ino, false) : NULL;
+
+	if (slot && *slot) {
+		free_links(*slot);
+		*slot = NULL;
+	}
+}
+
+size_t map_dirindex_links(struct map_dirindex *ix, uint64_t ino,
+			  const struct map_dirindex_link **v)
+{
+	struct linkset **slot = ix->links ? map_inohash_get(ix->links, ino, false) : NULL;
+
+	if (!slot || !*slot)
+		return 0;
+	*v = (*slot)->v;
+	return (*slot)->n;
+}
+
 bool map_dirindex_gen(const struct map_dirindex *ix, uint64_t ino, uint32_t *gen)
 {
 	const struct ixdir *d = ix->dirs ? map_inohash_get(ix->dirs, ino, false) : NULL;
@@ -284,8 +382,13 @@ static int list_one(struct map_fs *fs, const struct xfs_bulkstat *bs, void *arg)
 		return WALK_STOP;
 	}
 	ix->cursor = bs->bs_ino + 1;
-	if (!S_ISDIR(bs->bs_mode))
+	if (!S_ISDIR(bs->bs_mode)) {
+		/* a file with several links: its names are gathered below */
+		if (bs->bs_nlink > 1 && map_inohash_count(ix->links) < LINKS_MAX &&
+		    !map_inohash_get(ix->links, bs->bs_ino, true))
+			return -ENOMEM;
 		return 0;
+	}
 	return add_dir(ix, bs->bs_ino, bs->bs_gen, true);
 }
 
@@ -315,6 +418,8 @@ static int read_names(struct map_dirindex *ix, struct map_fs *fs, uint64_t dir, 
 			if (de->d_type == DT_DIR ||
 			    (de->d_type == DT_UNKNOWN && map_dirindex_gen(ix, de->d_ino, &gen)))
 				rc = map_dirmap_set(ix->dm, de->d_ino, dir, de->d_name, len);
+			else if (map_inohash_get(ix->links, de->d_ino, false))
+				rc = map_dirindex_add_link(ix, de->d_ino, dir, de->d_name, len);
 		}
 		if (rc)
 			break;
@@ -335,7 +440,8 @@ int map_dirindex_build(struct map_dirindex *ix, struct map_fs *fs, double budget
 	if (ix->phase == IX_EMPTY) {
 		ix->dm = map_dirmap_new(fs->root_ino);
 		ix->dirs = map_inohash_new(sizeof(struct ixdir));
-		if (!ix->dm || !ix->dirs) {
+		ix->links = map_inohash_new(sizeof(struct linkset *));
+		if (!ix->dm || !ix->dirs || !ix->links) {
 			clear(ix);
 			return -ENOMEM;
 		}

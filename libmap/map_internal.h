@@ -109,6 +109,18 @@ void map_dirindex_count_use(struct map_dirindex *ix);
 int map_dirindex_note_dir(struct map_dirindex *ix, uint64_t ino, uint32_t gen);
 void map_dirindex_note_gone(struct map_dirindex *ix, uint64_t ino);
 void map_dirindex_count_event(struct map_dirindex *ix);
+/* Names kept for files with several links: add one (no duplicates), forget
+ * all of a file's, or look them up (how many; *v valid until the next change). */
+struct map_dirindex_link {
+	uint64_t dir;
+	char *name;
+	size_t len;
+};
+int map_dirindex_add_link(struct map_dirindex *ix, uint64_t ino, uint64_t dir, const char *name,
+			  size_t len);
+void map_dirindex_forget_links(struct map_dirindex *ix, uint64_t ino);
+size_t map_dirindex_links(struct map_dirindex *ix, uint64_t ino,
+			  const struct map_dirindex_link **v);
 
 /* ---- misc ---- */
 int map_owner_list_push(struct map_owner_list *list, const struct map_owner *o);

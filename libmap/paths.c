@@ -62,6 +62,7 @@ struct hit {
 	uint64_t ino;
 	char *name;
 	size_t len;
+	bool checked;		/* it leads to the target now (build_results) */
 };
 
 struct dirinfo {
@@ -89,6 +90,8 @@ struct resolve {
 	size_t ndirs;
 	struct map_dirmap *dm;		/* the index's when there is one */
 	struct map_dirindex *ix;	/* ready, or NULL */
+	struct map_dirindex *record;	/* where to keep the names of files with
+					 * several links: ix, or the index a redo heals */
 	struct hit *hits;
 	size_t nhits;
 	size_t nchased;			/* hits[0..nchased) have every ancestor named */
@@ -208,6 +211,7 @@ static int add_hit(struct resolve *r, uint64_t dir, uint64_t ino, const char *na
 	h->len = len;
 	h->dir = dir;
 	h->ino = ino;
+	h->checked = false;
 	r->nhits++;
 	return 0;
 }
@@ -691,6 +695,36 @@ static bool has_path(const struct map_paths *p, const char *path)
 	return false;
 }
 
+/* Files with several links whose names are all known now: the index keeps
+ * them, so the next call needs no directory read for them. */
+static int record_links(struct resolve *r)
+{
+	for (size_t i = 0; i < r->nhits; i++) {
+		const struct hit *h = &r->hits[i];
+		struct target *t = map_inohash_get(r->targets, h->ino, false);
+		const struct map_paths *p = &r->res[t->index];
+
+		if (S_ISDIR(p->mode) || p->nlink < 2 || p->npaths != p->nlink)
+			continue;
+		if (i == 0 || h->ino != r->hits[i - 1].ino)
+			map_dirindex_forget_links(r->record, h->ino);
+		if (h->checked) {
+			int rc = map_dirindex_add_link(r->record, h->ino, h->dir, h->name, h->len);
+
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int cmp_hit_ino(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
 /* Every name found, checked against the tree as it is now: each directory
  * once by its path, then each name in it. */
 static int build_results(struct resolve *r)
@@ -714,6 +748,7 @@ static int build_results(struct resolve *r)
 		}
 		if (dfd < 0 || !name_checks_out(dfd, h->name, h->ino))
 			continue;
+		h->checked = true;
 		path = map_dirmap_join(r->dm, h->dir, h->name, h->len);
 		if (!path)
 			continue;
@@ -732,7 +767,10 @@ static int build_results(struct resolve *r)
 
 		fill_from_path(r, &r->res[t->index]);
 	}
-	return 0;
+	if (!r->record)
+		return 0;
+	qsort(r->hits, r->nhits, sizeof(*r->hits), cmp_hit_ino);
+	return record_links(r);
 }
 
 /* ---- with parent pointers ---- */
@@ -941,6 +979,33 @@ static int fill_from_bulkstat(struct resolve *r, struct target *t, const struct 
 	return 0;
 }
 
+/* Files with several links whose names the index keeps: those names, still
+ * to be checked like any other; a kept list that no longer matches the
+ * link count is not used (the search finds the names, and they are kept). */
+static int take_links(struct resolve *r)
+{
+	for (size_t i = 0; i < r->ntargets; i++) {
+		struct target *t = map_inohash_get(r->targets, r->target_inos[i], false);
+		const struct map_dirindex_link *v;
+		size_t n;
+
+		if (t->needed < 2 || t->needed == UINT32_MAX || t->found ||
+		    S_ISDIR(r->res[t->index].mode))
+			continue;
+		n = map_dirindex_links(r->ix, r->target_inos[i], &v);
+		if (n != t->needed)
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			int rc = add_hit(r, v[k].dir, r->target_inos[i], v[k].name, v[k].len);
+
+			if (rc)
+				return rc;
+		}
+		t->found = (uint32_t)n;
+	}
+	return 0;
+}
+
 static int fill_target(struct resolve *r, uint64_t ino, struct target *t)
 {
 	struct map_paths *p = &r->res[t->index];
@@ -1021,6 +1086,7 @@ static int resolve_once(struct map_fs *fs, struct map_dirindex *ix, const uint64
 	r.fs = fs;
 	r.stats = stats;
 	r.ix = ix;
+	r.record = ix ? ix : heal;
 	*out = NULL;
 	r.res = calloc(n ? n : 1, sizeof(*r.res));
 	r.targets = map_inohash_new(sizeof(struct target));
@@ -1057,6 +1123,8 @@ static int resolve_once(struct map_fs *fs, struct map_dirindex *ix, const uint64
 		goto out;
 
 	rc = take_hints(&r);
+	if (rc == 0 && ix)
+		rc = take_links(&r);
 	if (rc)
 		goto out;
 	if (unfound(&r) != 0) {
@@ -1070,6 +1138,8 @@ static int resolve_once(struct map_fs *fs, struct map_dirindex *ix, const uint64
 		r.stats->dirs_total = r.ndirs;
 		if (rc)
 			goto out;
+	}
+	if (r.nhits) {
 		rc = build_results(&r);
 		if (rc)
 			goto out;
