@@ -27,6 +27,7 @@ void config_defaults(struct md_config *c)
 	c->fanotify = true;
 	c->kmsg = true;
 	c->event_scans = true;
+	c->directory_index = true;
 	c->dedup_window = 2 * MS_PER_S;
 	/* About a second of one disk's sequential reads: the latency asked of a
 	 * report.  A larger file is read piece by piece, report by report. */
@@ -288,6 +289,8 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 		return config_parse_bool(val, &c->kmsg);
 	if (!strcmp(key, "event_scans"))
 		return config_parse_bool(val, &c->event_scans);
+	if (!strcmp(key, "directory_index"))
+		return config_parse_bool(val, &c->directory_index);
 	if (!strcmp(key, "log_level")) {
 		*why = "wants err, warning, notice, info or debug";
 		int l = log_level_from_name(val);
@@ -468,6 +471,7 @@ void config_print(const struct md_config *c, FILE *out)
 	fprintf(out, "fanotify = %s\n", c->fanotify ? "yes" : "no");
 	fprintf(out, "kmsg = %s\n", c->kmsg ? "yes" : "no");
 	fprintf(out, "event_scans = %s\n", c->event_scans ? "yes" : "no");
+	fprintf(out, "directory_index = %s\n", c->directory_index ? "yes" : "no");
 	fprintf(out, "dedup_window = %s\n", map_duration_str(c->dedup_window, b, sizeof(b)));
 	fprintf(out, "event_read_limit = %s%s\n", size_str(c->event_read_limit, b, sizeof(b)),
 		c->event_read_limit ? "" : "  # whole files");

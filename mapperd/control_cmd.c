@@ -160,6 +160,15 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 		map_json_double(&j, "last_latency_seconds", ps.last_latency);
 		map_json_double(&j, "max_latency_seconds", ps.max_latency);
 		map_json_end_obj(&j);
+		map_json_obj(&j, "directory_index");
+		map_json_uint(&j, "ready", ps.dirindex.ready);
+		map_json_uint(&j, "building", ps.dirindex.building);
+		map_json_uint(&j, "directories", ps.dirindex.dirs);
+		map_json_uint(&j, "events_applied", ps.dirindex.events);
+		map_json_uint(&j, "uses", ps.dirindex.uses);
+		map_json_uint(&j, "retries", ps.dirindex.retries);
+		map_json_uint(&j, "resets", ps.dirindex.resets);
+		map_json_end_obj(&j);
 		map_json_obj(&j, "control");
 		map_json_int(&j, "clients", cs.clients);
 		map_json_uint(&j, "refused", cs.refused);

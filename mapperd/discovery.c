@@ -11,6 +11,7 @@
 #include "discovery.h"
 #include "fanotify_source.h"
 #include "log.h"
+#include "pipeline.h"
 #include "scheduler.h"
 
 static bool listed(char **v, size_t n, const char *mountpoint, const char *uuid)
@@ -38,6 +39,7 @@ static void drop(struct md_daemon *d, struct md_fs *fs, const char *why)
 		*pp = fs->next;
 	log_notice("%s %s: %s", fs->uuid, fs->mountpoint, why);
 	md_fanotify_unwatch(d, fs);
+	md_pipeline_track_dirs(d->pipe, fs->uuid, fs->mountpoint, false);
 	md_sched_fs_removed(d, fs);
 	free(fs);
 }
@@ -103,6 +105,8 @@ static void add(struct md_daemon *d, const char *target, dev_t devno, int mnt_id
 			log_warn("%s %s: no fanotify error reports: %s", fs->uuid, fs->mountpoint,
 				 strerror(-rc));
 	}
+	if (d->cfg.directory_index)
+		md_pipeline_track_dirs(d->pipe, fs->uuid, fs->mountpoint, true);
 	log_notice("%s %s: watching (device %s, %s%s%s)", fs->uuid, fs->mountpoint, fs->device,
 		   fs->bdev.name[0] ? fs->bdev.name : "?", fs->fan.fd >= 0 ? ", fanotify" : "",
 		   d->kmsg ? ", kernel log" : "");

@@ -117,6 +117,7 @@ static void apply_sources(struct md_daemon *d)
 		} else if (!d->cfg.fanotify && fs->fan.fd >= 0) {
 			md_fanotify_unwatch(d, fs);
 		}
+		md_pipeline_track_dirs(d->pipe, fs->uuid, fs->mountpoint, d->cfg.directory_index);
 	}
 }
 

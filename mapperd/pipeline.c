@@ -18,6 +18,7 @@
 #include "daemon.h"
 #include "dbwriter.h"
 #include "dedup.h"
+#include "dirwatch.h"
 #include "findlog.h"
 #include "health.h"
 #include "log.h"
@@ -65,6 +66,18 @@ struct scan_mark {
 	double metadata, media;		/* md_mono(); 0: never */
 };
 
+/* Start or stop a filesystem's directory index (main thread to worker). */
+struct dirwatch_req {
+	char uuid[40];
+	char mountpoint[PATH_MAX];
+	bool on;
+};
+#define DIRWATCH_REQS	64
+/* While an index is built, slices of this many seconds between reports. */
+#define DIRWATCH_SLICE	0.05
+/* Otherwise its directory events are applied at least this often. */
+#define DIRWATCH_EVERY	1.0
+
 struct md_pipeline {
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -89,6 +102,9 @@ struct md_pipeline {
 	struct md_dbwriter_stats dbstats;		/* its last figures */
 	bool release_db;				/* asked to give the database up */
 	int notify_fd;
+	struct dirwatch_req dwreqs[DIRWATCH_REQS];	/* for the worker, oldest first */
+	size_t ndwreqs;
+	struct md_dirwatch *dirwatch;			/* worker thread only */
 };
 
 /* What one event turned into, before it is written. */
@@ -170,7 +186,7 @@ static struct md_event *next_event(struct md_pipeline *p, double wait)
 	pthread_mutex_lock(&p->lock);
 	/* Woken for a report, a stop, a release of the database, or when the
 	 * database writer has something due (@wait seconds; < 0: nothing). */
-	while (!p->head && !p->stop && !p->release_db) {
+	while (!p->head && !p->stop && !p->release_db && !p->ndwreqs) {
 		if (wait < 0)
 			pthread_cond_wait(&p->cond, &p->lock);
 		else if (pthread_cond_timedwait(&p->cond, &p->lock, &until) == ETIMEDOUT)
@@ -849,6 +865,8 @@ static int process(struct md_pipeline *p, struct md_event *ev)
 	double t_opened = md_mono();
 	if (rc == 0 && strcmp(map_fs_info(fs)->uuid, ev->uuid) != 0)
 		rc = -MAP_EUNMOUNTED;	/* something else is mounted there now */
+	if (rc == 0)
+		md_dirwatch_attach(p->dirwatch, ev->uuid, fs);
 	if (rc) {
 		if (fs)
 			map_fs_close(fs);
@@ -915,11 +933,58 @@ static int process(struct md_pipeline *p, struct md_event *ev)
 	return rc;
 }
 
+void md_pipeline_track_dirs(struct md_pipeline *p, const char *uuid, const char *mountpoint,
+			    bool on)
+{
+	pthread_mutex_lock(&p->lock);
+	if (p->ndwreqs == DIRWATCH_REQS) {	/* bounded: the oldest goes */
+		memmove(&p->dwreqs[0], &p->dwreqs[1], (DIRWATCH_REQS - 1) * sizeof(p->dwreqs[0]));
+		p->ndwreqs--;
+	}
+	struct dirwatch_req *r = &p->dwreqs[p->ndwreqs++];
+	snprintf(r->uuid, sizeof(r->uuid), "%s", uuid);
+	snprintf(r->mountpoint, sizeof(r->mountpoint), "%s", mountpoint);
+	r->on = on;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Requests from the main thread, then events and a slice of building when
+ * due; returns how long the worker may sleep (< 0: until woken). */
+static double keep_dirs(struct md_pipeline *p, double wait, double *last, bool *building)
+{
+	struct dirwatch_req reqs[DIRWATCH_REQS];
+	size_t n;
+	bool busy;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->ndwreqs;
+	memcpy(reqs, p->dwreqs, n * sizeof(reqs[0]));
+	p->ndwreqs = 0;
+	busy = p->head != NULL;
+	pthread_mutex_unlock(&p->lock);
+	for (size_t i = 0; i < n; i++) {
+		md_dirwatch_set(p->dirwatch, reqs[i].uuid, reqs[i].mountpoint, reqs[i].on);
+		*building = true;	/* look at it now */
+	}
+	if ((*building && !busy) || md_mono() - *last >= DIRWATCH_EVERY) {
+		*building = md_dirwatch_work(p->dirwatch, busy ? 0 : DIRWATCH_SLICE);
+		*last = md_mono();
+	}
+	if (*building)
+		return 0;
+	if (wait < 0 || wait > DIRWATCH_EVERY)
+		return DIRWATCH_EVERY;
+	return wait;
+}
+
 static void *worker(void *arg)
 {
 	struct md_pipeline *p = arg;
 	struct md_event *ev;
-	double wait = md_dbwriter_tick(p->db);
+	double dir_last = 0;
+	bool dir_building = false;
+	double wait = keep_dirs(p, md_dbwriter_tick(p->db), &dir_last, &dir_building);
 
 	for (;;) {
 		bool release;
@@ -952,8 +1017,11 @@ static void *worker(void *arg)
 		};
 		pthread_mutex_unlock(&p->lock);
 		md_metrics_file_set_counts(&counts);
-		wait = md_dbwriter_tick(p->db);
+		wait = keep_dirs(p, md_dbwriter_tick(p->db), &dir_last, &dir_building);
+		struct md_dirwatch_stats dws;
+		md_dirwatch_get_stats(p->dirwatch, &dws);
 		pthread_mutex_lock(&p->lock);
+		p->stats.dirindex = dws;
 		md_dbwriter_get_stats(p->db, &p->dbstats);
 		pthread_mutex_unlock(&p->lock);
 	}
@@ -986,9 +1054,13 @@ int md_pipeline_start(const char *db_path, const char *spool_dir, struct md_pipe
 		return rc;
 	}
 	md_dbwriter_get_stats(p->db, &p->dbstats);
+	p->dirwatch = md_dirwatch_new();
 	p->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->notify_fd < 0) {
-		rc = -errno;
+	if (p->notify_fd < 0 || !p->dirwatch) {
+		rc = p->notify_fd < 0 ? -errno : -ENOMEM;
+		if (p->notify_fd >= 0)
+			close(p->notify_fd);
+		md_dirwatch_free(p->dirwatch);
 		md_dbwriter_close(p->db);
 		free(p);
 		return rc;
@@ -998,6 +1070,7 @@ int md_pipeline_start(const char *db_path, const char *spool_dir, struct md_pipe
 	rc = -pthread_create(&p->thread, NULL, worker, p);
 	if (rc) {
 		md_dbwriter_close(p->db);
+		md_dirwatch_free(p->dirwatch);
 		close(p->notify_fd);
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->cond);
@@ -1049,6 +1122,7 @@ void md_pipeline_stop(struct md_pipeline *p)
 	if (dropped)
 		log_notice("event pipeline: %zu queued reports dropped at exit", dropped);
 	md_dbwriter_close(p->db);
+	md_dirwatch_free(p->dirwatch);
 	close(p->notify_fd);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);

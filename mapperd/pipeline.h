@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "dirwatch.h"
 #include "event.h"
 
 struct md_pipeline;
@@ -39,6 +40,7 @@ struct md_pipeline_stats {
 	double last_latency;		/* seconds from reading the report to commit */
 	double max_latency;
 	size_t queued;
+	struct md_dirwatch_stats dirindex;
 };
 
 /* A scan the pipeline wants the scheduler to run. */
@@ -62,6 +64,10 @@ int md_pipeline_start(const char *db_path, const char *spool_dir, struct md_pipe
 /* Close the worker's database connection soon (the database's filesystem is
  * shut down: it must not be held busy); it is tried again every few seconds. */
 void md_pipeline_release_db(struct md_pipeline *p);
+/* Keep (@on) or stop keeping a directory index of filesystem @uuid at
+ * @mountpoint (dirwatch.h); the worker does it between reports. */
+void md_pipeline_track_dirs(struct md_pipeline *p, const char *uuid, const char *mountpoint,
+			    bool on);
 void md_pipeline_configure(struct md_pipeline *p, const struct md_pipeline_conf *conf);
 /* A source did not submit @n reports because of its rate limit (counted). */
 void md_pipeline_count_limited(struct md_pipeline *p, uint64_t n);

@@ -19,6 +19,13 @@
  *     report names the inode (kernel/patches 0018) and mapperd stores a
  *     finding of kind inode with that inode and the file's path;
  *  5. SIGTERM stops the daemon cleanly (exit 0).
+ * Classic profile: mapperd builds its directory index of the filesystem
+ * before step 1 (status: one ready, as many directories as the tree has),
+ * step 1's three names come through it without a retry, a folder renamed
+ * and one made and removed reach it as fanotify events; 20 000 files made
+ * while the daemon is stopped overflow the event queue: the index is reset
+ * and built again after its 10 s delay, with every directory.
+ * Modern profile: parent pointers name files, no index is built.
  *
  * Usage (in the guest): vm_mapperd_events MAPPERD MAPCTL DEVICE
  */
@@ -105,6 +112,29 @@ static bool wait_reports(int fan, uint32_t n)
 	return seen >= n;
 }
 
+/* Directories of the tree, the root included. */
+static long long count_dirs(void)
+{
+	return atoll(vt_out("find %s -type d -printf x | wc -c", FX_MNT));
+}
+
+/* The directory index: built (classic) or not needed (modern). */
+static void check_dir_index(bool wait)
+{
+	double t = mdt_mono();
+
+	while (wait && !vt_modern() && mdt_status_number("\"ready\":") < 1 && mdt_mono() - t < 30)
+		mdt_sleep(0.1);
+	if (vt_modern()) {
+		CHECK_INT(mdt_status_number("\"ready\":"), 0);
+		CHECK_INT(mdt_status_number("\"building\":"), 0);
+		return;
+	}
+	CHECK_INT(mdt_status_number("\"ready\":"), 1);
+	printf("directory index ready after %.2f s\n", mdt_mono() - t);
+	CHECK_INT(mdt_status_number("\"directories\":"), count_dirs());
+}
+
 int main(int argc, char **argv)
 {
 	struct map_finding f;
@@ -137,6 +167,7 @@ int main(int argc, char **argv)
 	mdt_write_config(NULL);
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
+	check_dir_index(true);
 
 	/* 1. A file's data block goes bad; an application reads the file. */
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(thesis_phys / 4096));
@@ -165,6 +196,39 @@ int main(int argc, char **argv)
 	CHECK(mdt_count_events("fanotify") >= 1, "no fanotify row in the events table");
 	/* The one bad block gives one finding, however often it was read. */
 	CHECK_INT(mdt_count_findings(match, &w), 1);
+	if (!vt_modern()) {
+		CHECK(mdt_status_number("\"uses\":") >= 1, "the directory index was not used");
+		CHECK_INT(mdt_status_number("\"retries\":"), 0);
+		/* the index follows the tree: a folder renamed, one removed */
+		long long before = mdt_status_number("\"events_applied\":");
+		vt_must("mv %s/tree/d07 %s/tree/d07-renamed && mkdir %s/tree/new && "
+			"rmdir %s/tree/new", FX_MNT, FX_MNT, FX_MNT, FX_MNT);
+		double t = mdt_mono();
+		while (mdt_status_number("\"events_applied\":") < before + 4 && mdt_mono() - t < 10)
+			mdt_sleep(0.1);
+		CHECK(mdt_status_number("\"events_applied\":") >= before + 4,
+		      "directory events not applied: %lld, then %lld", before,
+		      mdt_status_number("\"events_applied\":"));
+		CHECK_INT(mdt_status_number("\"directories\":"), count_dirs());
+		/* more changes than fanotify queues while the daemon is stopped:
+		 * the index is reset, then built again after its delay (10 s) */
+		kill(pid, SIGSTOP);
+		vt_must("mkdir %s/flood && cd %s/flood && seq -w 1 20000 | xargs touch", FX_MNT,
+			FX_MNT);
+		kill(pid, SIGCONT);
+		t = mdt_mono();
+		while (mdt_status_number("\"resets\":") < 1 && mdt_mono() - t < 10)
+			mdt_sleep(0.1);
+		CHECK_INT(mdt_status_number("\"resets\":"), 1);
+		CHECK_INT(mdt_status_number("\"ready\":"), 0);
+		while (mdt_status_number("\"ready\":") < 1 && mdt_mono() - t < 40)
+			mdt_sleep(0.2);
+		printf("directory index rebuilt %.1f s after the overflow was seen\n", mdt_mono() - t);
+		CHECK(mdt_mono() - t >= 8, "rebuilt before its delay");
+		CHECK_INT(mdt_status_number("\"ready\":"), 1);
+		CHECK_INT(mdt_status_number("\"directories\":"), count_dirs());
+		vt_must("rm -r %s/flood", FX_MNT);
+	}
 
 	/* 2. A directory block cannot be read any more.  Remount so nothing
 	 * is cached; mapperd must notice both. */
