@@ -49,7 +49,7 @@ static void base_name(const char *path, char *out, size_t len)
 int blockdev_describe(dev_t dev, struct md_blockdev *out)
 {
 	char link[PATH_MAX], target[PATH_MAX], path[PATH_MAX + 64];
-	uint64_t v;
+	uint64_t v = 0;
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
