@@ -85,6 +85,10 @@ static int each(struct map_fs *fs, const uint64_t *inos, size_t n)
 			return 2;
 		}
 		unnamed += p->npaths == 0;
+		if (getenv("BENCH_RESOLVE_VERBOSE"))
+			fprintf(stderr, "inode %" PRIu64 ": %.2f ms, %zu names, %u links, %" PRIu64
+				" folders read, %" PRIu64 " hints\n", inos[i], ms[i], p->npaths,
+				p->nlink, st.dirs_read, st.dcache_hits);
 		if (st.dirs_read > max_reads)
 			max_reads = st.dirs_read;
 		retries += st.dirindex_retried;

@@ -35,6 +35,7 @@
 struct ixdir {
 	uint32_t gen;
 	bool live;
+	uint64_t lo, hi;	/* file inode numbers seen in it (0, 0: none) */
 };
 
 /* The names of one file with several links. */
@@ -392,6 +393,37 @@ static int list_one(struct map_fs *fs, const struct xfs_bulkstat *bs, void *arg)
 	return add_dir(ix, bs->bs_ino, bs->bs_gen, true);
 }
 
+/* XFS puts a file's inode near its directory's, but a directory whose inode
+ * chunk filled up gets its later files in chunks far away, past other
+ * directories: the range of file inode numbers each directory held at the
+ * build says where to look first. */
+static void note_file(struct map_dirindex *ix, uint64_t dir, uint64_t ino)
+{
+	struct ixdir *d = map_inohash_get(ix->dirs, dir, false);
+
+	if (!d)
+		return;
+	if (!d->lo || ino < d->lo)
+		d->lo = ino;
+	if (ino > d->hi)
+		d->hi = ino;
+}
+
+int map_dirindex_covering(struct map_dirindex *ix, uint64_t ino,
+			  int (*fn)(uint64_t dir, uint32_t gen, uint64_t width, void *arg), void *arg)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < ix->nsorted + ix->nrecent && rc == 0; i++) {
+		uint64_t dir = i < ix->nsorted ? ix->sorted[i] : ix->recent[i - ix->nsorted];
+		const struct ixdir *d = map_inohash_get(ix->dirs, dir, false);
+
+		if (d && d->live && d->lo && d->lo <= ino && ino <= d->hi)
+			rc = fn(dir, d->gen, d->hi - d->lo, arg);
+	}
+	return rc;
+}
+
 /* Read one directory for the names of its subdirectories. */
 static int read_names(struct map_dirindex *ix, struct map_fs *fs, uint64_t dir, char *buf)
 {
@@ -418,8 +450,12 @@ static int read_names(struct map_dirindex *ix, struct map_fs *fs, uint64_t dir, 
 			if (de->d_type == DT_DIR ||
 			    (de->d_type == DT_UNKNOWN && map_dirindex_gen(ix, de->d_ino, &gen)))
 				rc = map_dirmap_set(ix->dm, de->d_ino, dir, de->d_name, len);
-			else if (map_inohash_get(ix->links, de->d_ino, false))
-				rc = map_dirindex_add_link(ix, de->d_ino, dir, de->d_name, len);
+			else {
+				note_file(ix, dir, de->d_ino);
+				if (map_inohash_get(ix->links, de->d_ino, false))
+					rc = map_dirindex_add_link(ix, de->d_ino, dir, de->d_name,
+								   len);
+			}
 		}
 		if (rc)
 			break;

@@ -979,6 +979,63 @@ static int fill_from_bulkstat(struct resolve *r, struct target *t, const struct 
 	return 0;
 }
 
+#define COVERING_MAX	8	/* directories read first for one target */
+
+struct covering {
+	struct {
+		uint64_t dir, width;
+		uint32_t gen;
+	} v[COVERING_MAX];
+	size_t n;
+};
+
+/* Keep the narrowest spans. */
+static int note_covering(uint64_t dir, uint32_t gen, uint64_t width, void *arg)
+{
+	struct covering *c = arg;
+	size_t at = c->n;
+
+	while (at > 0 && c->v[at - 1].width > width)
+		at--;
+	if (at == COVERING_MAX)
+		return 0;
+	if (c->n < COVERING_MAX)
+		c->n++;
+	memmove(&c->v[at + 1], &c->v[at], (c->n - 1 - at) * sizeof(c->v[0]));
+	c->v[at].dir = dir;
+	c->v[at].width = width;
+	c->v[at].gen = gen;
+	return 0;
+}
+
+/* A few targets: the directories whose files spanned each one's inode number
+ * at the build are read before any other (order[] from its start). */
+static int seed_covering(struct resolve *r)
+{
+	if (r->ntargets > HINT_MAX)
+		return 0;
+	for (size_t i = 0; i < r->ntargets; i++) {
+		struct target *t = map_inohash_get(r->targets, r->target_inos[i], false);
+		struct covering c = { .n = 0 };
+
+		if (t->found >= t->needed)
+			continue;
+		int rc = map_dirindex_covering(r->ix, r->target_inos[i], note_covering, &c);
+		if (rc)
+			return rc;
+		for (size_t k = 0; k < c.n; k++) {
+			if (map_inohash_get(r->dirs, c.v[k].dir, false))
+				continue;
+			struct dirinfo *d = add_dir(r, c.v[k].dir);
+			if (!d)
+				return -ENOMEM;
+			d->gen = c.v[k].gen;
+			r->order[r->ndirs - 1].distance = 0;
+		}
+	}
+	return 0;
+}
+
 /* Files with several links whose names the index keeps: those names, still
  * to be checked like any other; a kept list that no longer matches the
  * link count is not used (the search finds the names, and they are kept). */
@@ -1125,6 +1182,8 @@ static int resolve_once(struct map_fs *fs, struct map_dirindex *ix, const uint64
 	rc = take_hints(&r);
 	if (rc == 0 && ix)
 		rc = take_links(&r);
+	if (rc == 0 && ix)
+		rc = seed_covering(&r);
 	if (rc)
 		goto out;
 	if (unfound(&r) != 0) {
