@@ -31,6 +31,9 @@
 #define RECENT_MAX	4096	/* directories added since the last sort */
 #define WALK_STOP	1
 #define LINKS_MAX	(1u << 20)	/* files with several links whose names are kept */
+/* An index is for a tree a daemon can hold: past this many directories
+ * (some 300 MiB) building or growing it fails with -E2BIG. */
+#define DIRS_MAX	(1u << 21)
 
 struct ixdir {
 	uint32_t gen;
@@ -211,6 +214,8 @@ static int add_dir(struct map_dirindex *ix, uint64_t ino, uint32_t gen, bool dur
 	struct ixdir *d = map_inohash_get(ix->dirs, ino, false);
 	bool listed = d != NULL;
 
+	if ((!d || !d->live) && ix->stats.dirs >= DIRS_MAX)
+		return -E2BIG;
 	if (!d)
 		d = map_inohash_get(ix->dirs, ino, true);
 	if (!d)

@@ -447,7 +447,8 @@ struct map_dirindex_stats {
 struct map_dirindex *map_dirindex_new(void);
 void map_dirindex_free(struct map_dirindex *ix);
 /* Go on building for about @budget seconds: 1 when ready, 0 when there is
- * more to do, or -errno (the build starts again on the next call). */
+ * more to do, or -errno (the build starts again on the next call); -E2BIG:
+ * more than 2^21 directories, more than an index may hold. */
 int map_dirindex_build(struct map_dirindex *ix, struct map_fs *fs, double budget);
 bool map_dirindex_ready(const struct map_dirindex *ix);
 /* Forget everything (events were lost); the next build starts over. */

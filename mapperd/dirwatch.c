@@ -152,7 +152,15 @@ static void keep(struct slot *s, struct map_fs *fs, double budget)
 	if (budget <= 0 || map_dirindex_ready(s->ix) || md_mono() < s->not_before)
 		return;
 	rc = map_dirindex_build(s->ix, fs, budget);
-	if (rc < 0) {
+	if (rc == -E2BIG) {
+		log_warn("%s %s: no directory index: more directories than it may hold; names "
+			 "are found by searching", s->uuid, s->mountpoint);
+		close(s->fan);
+		s->fan = -1;
+		map_dirindex_free(s->ix);
+		s->ix = NULL;
+		s->unneeded = true;
+	} else if (rc < 0) {
 		log_warn("%s %s: building the directory index: %s", s->uuid, s->mountpoint,
 			 map_strerror(rc));
 	} else if (rc == 1) {
