@@ -115,7 +115,9 @@ int main(int argc, char **argv)
 		strerror(errno));
 	REQUIRE(ncandidates > 0, "no files of at least 4 KiB under %s", mnt);
 
-	mdt_write_config("log_level = info\ndedup_window = 0\n");
+	/* BENCH_LATENCY_DEBUG=1: mapperd logs where each report's time went */
+	mdt_write_config(getenv("BENCH_LATENCY_DEBUG") ? "log_level = debug\ndedup_window = 0\n"
+						       : "log_level = info\ndedup_window = 0\n");
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(mnt, true, 30) >= 0, "mapperd does not watch %s", mnt);
 
