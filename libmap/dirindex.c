@@ -415,7 +415,8 @@ static void note_file(struct map_dirindex *ix, uint64_t dir, uint64_t ino)
 }
 
 int map_dirindex_covering(struct map_dirindex *ix, uint64_t ino,
-			  int (*fn)(uint64_t dir, uint32_t gen, uint64_t width, void *arg), void *arg)
+			  int (*fn)(uint64_t dir, uint32_t gen, uint64_t lo, uint64_t hi, void *arg),
+			  void *arg)
 {
 	int rc = 0;
 
@@ -424,7 +425,7 @@ int map_dirindex_covering(struct map_dirindex *ix, uint64_t ino,
 		const struct ixdir *d = map_inohash_get(ix->dirs, dir, false);
 
 		if (d && d->live && d->lo && d->lo <= ino && ino <= d->hi)
-			rc = fn(dir, d->gen, d->hi - d->lo, arg);
+			rc = fn(dir, d->gen, d->lo, d->hi, arg);
 	}
 	return rc;
 }
@@ -455,12 +456,11 @@ static int read_names(struct map_dirindex *ix, struct map_fs *fs, uint64_t dir, 
 			if (de->d_type == DT_DIR ||
 			    (de->d_type == DT_UNKNOWN && map_dirindex_gen(ix, de->d_ino, &gen)))
 				rc = map_dirmap_set(ix->dm, de->d_ino, dir, de->d_name, len);
-			else {
-				note_file(ix, dir, de->d_ino);
-				if (map_inohash_get(ix->links, de->d_ino, false))
-					rc = map_dirindex_add_link(ix, de->d_ino, dir, de->d_name,
-								   len);
-			}
+			else if (map_inohash_get(ix->links, de->d_ino, false))
+				rc = map_dirindex_add_link(ix, de->d_ino, dir, de->d_name, len);
+			else
+				note_file(ix, dir, de->d_ino);	/* a link elsewhere would
+								 * widen its span */
 		}
 		if (rc)
 			break;

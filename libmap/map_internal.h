@@ -119,10 +119,11 @@ struct map_dirindex_link {
 int map_dirindex_add_link(struct map_dirindex *ix, uint64_t ino, uint64_t dir, const char *name,
 			  size_t len);
 void map_dirindex_forget_links(struct map_dirindex *ix, uint64_t ino);
-/* @fn for each directory whose files' inode numbers, at the build, spanned
- * @ino (a place to look first), with the span's width. */
+/* @fn for each directory whose files' inode numbers (files with one link),
+ * at the build, spanned @ino: a place to look first.  [lo, hi] is the span. */
 int map_dirindex_covering(struct map_dirindex *ix, uint64_t ino,
-			  int (*fn)(uint64_t dir, uint32_t gen, uint64_t width, void *arg), void *arg);
+			  int (*fn)(uint64_t dir, uint32_t gen, uint64_t lo, uint64_t hi, void *arg),
+			  void *arg);
 size_t map_dirindex_links(struct map_dirindex *ix, uint64_t ino,
 			  const struct map_dirindex_link **v);
 

@@ -982,20 +982,25 @@ static int fill_from_bulkstat(struct resolve *r, struct target *t, const struct 
 #define COVERING_MAX	8	/* directories read first for one target */
 
 struct covering {
+	uint64_t ino;
 	struct {
-		uint64_t dir, width;
+		uint64_t dir, end;	/* distance from the target to the span's nearer end */
 		uint32_t gen;
 	} v[COVERING_MAX];
 	size_t n;
 };
 
-/* Keep the narrowest spans. */
-static int note_covering(uint64_t dir, uint32_t gen, uint64_t width, void *arg)
+/* Keep the spans with an end nearest the target: a file in a chunk far from
+ * its directory's others is usually the last one made there, the span's end;
+ * a span that merely passes over the target (a directory with files in two
+ * places) comes later. */
+static int note_covering(uint64_t dir, uint32_t gen, uint64_t lo, uint64_t hi, void *arg)
 {
 	struct covering *c = arg;
+	uint64_t end = c->ino - lo < hi - c->ino ? c->ino - lo : hi - c->ino;
 	size_t at = c->n;
 
-	while (at > 0 && c->v[at - 1].width > width)
+	while (at > 0 && c->v[at - 1].end > end)
 		at--;
 	if (at == COVERING_MAX)
 		return 0;
@@ -1003,20 +1008,21 @@ static int note_covering(uint64_t dir, uint32_t gen, uint64_t width, void *arg)
 		c->n++;
 	memmove(&c->v[at + 1], &c->v[at], (c->n - 1 - at) * sizeof(c->v[0]));
 	c->v[at].dir = dir;
-	c->v[at].width = width;
+	c->v[at].end = end;
 	c->v[at].gen = gen;
 	return 0;
 }
 
 /* A few targets: the directories whose files spanned each one's inode number
- * at the build are read before any other (order[] from its start). */
+ * at the build, nearest end first, are read before any other (order[] from
+ * its start). */
 static int seed_covering(struct resolve *r)
 {
 	if (r->ntargets > HINT_MAX)
 		return 0;
 	for (size_t i = 0; i < r->ntargets; i++) {
 		struct target *t = map_inohash_get(r->targets, r->target_inos[i], false);
-		struct covering c = { .n = 0 };
+		struct covering c = { .ino = r->target_inos[i], .n = 0 };
 
 		if (t->found >= t->needed)
 			continue;
