@@ -25,38 +25,6 @@
 #define DRAIN_BUF	65536
 #define DRAIN_READS	64	/* per drain: the rest waits for the next one */
 
-/* XFS's handle types (FILEID_INO32_GEN[_PARENT], and the 64-bit flag). */
-#define XFS_FILEID_INO32_GEN		1
-#define XFS_FILEID_INO32_GEN_PARENT	2
-#define XFS_FILEID_64BIT		0x80
-
-int map_xfs_handle_decode(int type, const unsigned char *h, size_t len, uint64_t *ino,
-			  uint32_t *gen)
-{
-	uint32_t v;
-
-	switch (type) {
-	case XFS_FILEID_INO32_GEN:
-	case XFS_FILEID_INO32_GEN_PARENT:
-		if (len < 8)
-			return -EINVAL;
-		memcpy(&v, h, sizeof(v));
-		*ino = v;
-		memcpy(gen, h + 4, sizeof(*gen));
-		return 0;
-	case XFS_FILEID_INO32_GEN | XFS_FILEID_64BIT:
-	case XFS_FILEID_INO32_GEN_PARENT | XFS_FILEID_64BIT:
-		/* packed { u64 ino; u32 gen; ... } */
-		if (len < 12)
-			return -EINVAL;
-		memcpy(ino, h, sizeof(*ino));
-		memcpy(gen, h + 8, sizeof(*gen));
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
-
 int map_dirindex_watch(const char *mountpoint)
 {
 	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET | FAN_CLOEXEC |
@@ -86,49 +54,35 @@ struct dir_event {
 static int decode_fid(const unsigned char *p, size_t len, bool with_name, uint64_t *ino,
 		      uint32_t *gen, const char **name, size_t *namelen)
 {
-	size_t off = sizeof(struct fanotify_event_info_fid);
-	struct file_handle fh;
+	const unsigned char *h, *rest;
+	size_t hlen, restlen;
+	int type;
 
-	if (len < off + sizeof(fh))
+	if (map_fan_fid(p, len, &type, &h, &hlen, &rest, &restlen) ||
+	    map_xfs_handle_decode(type, h, hlen, ino, gen))
 		return -EINVAL;
-	memcpy(&fh, p + off, sizeof(fh));
-	off += sizeof(fh);
-	if (fh.handle_bytes > len - off)
-		return -EINVAL;
-	if (map_xfs_handle_decode(fh.handle_type, p + off, fh.handle_bytes, ino, gen))
-		return -EINVAL;
-	off += fh.handle_bytes;
 	if (!with_name)
 		return 0;
 	/* the name runs to a NUL inside the record (the record is padded) */
-	const unsigned char *end = memchr(p + off, '\0', len - off);
-	if (!end || end == p + off)
+	const unsigned char *end = memchr(rest, '\0', restlen);
+	if (!end || end == rest)
 		return -EINVAL;
-	*name = (const char *)(p + off);
-	*namelen = (size_t)(end - (p + off));
+	*name = (const char *)rest;
+	*namelen = (size_t)(end - rest);
 	return 0;
 }
 
-static int decode_event(const unsigned char *p, size_t len, struct dir_event *ev)
+static int event_record(int type, const unsigned char *p, size_t len, void *arg)
 {
-	while (len > 0) {
-		struct fanotify_event_info_header hdr;
+	struct dir_event *ev = arg;
 
-		if (len < sizeof(hdr))
+	if (type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
+		if (decode_fid(p, len, true, &ev->pino, &ev->pgen, &ev->name, &ev->len))
 			return -EINVAL;
-		memcpy(&hdr, p, sizeof(hdr));
-		if (hdr.len < sizeof(hdr) || hdr.len > len)
-			return -EINVAL;
-		if (hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
-			if (decode_fid(p, hdr.len, true, &ev->pino, &ev->pgen, &ev->name, &ev->len))
-				return -EINVAL;
-			ev->have_parent = true;
-		} else if (hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
-			if (decode_fid(p, hdr.len, false, &ev->cino, &ev->cgen, NULL, NULL) == 0)
-				ev->have_child = true;
-		}
-		p += hdr.len;
-		len -= hdr.len;
+		ev->have_parent = true;
+	} else if (type == FAN_EVENT_INFO_TYPE_FID) {
+		if (decode_fid(p, len, false, &ev->cino, &ev->cgen, NULL, NULL) == 0)
+			ev->have_child = true;
 	}
 	return 0;
 }
@@ -195,7 +149,8 @@ int map_dirindex_apply_events(struct map_dirindex *ix, struct map_fs *fs, const 
 		} else if ((m.mask & FAN_ONDIR) && (m.mask & DIR_EVENTS) && map_dirindex_dirmap(ix)) {
 			struct dir_event ev = { 0 };
 
-			if (decode_event(p + m.metadata_len, m.event_len - m.metadata_len, &ev))
+			if (map_fan_info_each(p + m.metadata_len, m.event_len - m.metadata_len,
+					      event_record, &ev))
 				return -EINVAL;
 			if (ev.have_parent) {
 				int rc = apply(ix, fs, &ev, m.mask);

@@ -473,6 +473,17 @@ int map_dirindex_apply_events(struct map_dirindex *ix, struct map_fs *fs, const 
  * (handle type and bytes): 0 or -EINVAL. */
 int map_xfs_handle_decode(int type, const unsigned char *h, size_t len, uint64_t *ino,
 			  uint32_t *gen);
+/* The info records that follow one fanotify event's metadata: @fn for each,
+ * with its type and bytes (header included).  -EINVAL when a record's
+ * length does not fit, else @fn's first nonzero return, else 0. */
+int map_fan_info_each(const void *info, size_t len,
+		      int (*fn)(int type, const unsigned char *rec, size_t reclen, void *arg),
+		      void *arg);
+/* A FID record (fanotify_event_info_fid, then a file_handle): the handle's
+ * type and bytes, and what follows them in the record (a DFID_NAME record's
+ * name); -EINVAL when they do not fit. */
+int map_fan_fid(const unsigned char *rec, size_t reclen, int *type, const unsigned char **handle,
+		size_t *hlen, const unsigned char **rest, size_t *restlen);
 
 /* ---- store: SQLite ---------------------------------------------------------- */
 

@@ -20,43 +20,28 @@
 
 #define FILEID_NONE	0xff	/* FILEID_INVALID: no inode */
 
-/* The info records that follow one event's metadata. */
-static int decode_info(const unsigned char *p, size_t len, struct md_fan_report *r)
+/* One info record of an error report. */
+static int report_record(int type, const unsigned char *p, size_t len, void *arg)
 {
-	while (len > 0) {
-		struct fanotify_event_info_header hdr;
+	struct md_fan_report *r = arg;
 
-		if (len < sizeof(hdr))
+	if (type == FAN_EVENT_INFO_TYPE_ERROR) {
+		struct fanotify_event_info_error e;
+
+		if (len < sizeof(e))
 			return -EINVAL;
-		memcpy(&hdr, p, sizeof(hdr));
-		if (hdr.len < sizeof(hdr) || hdr.len > len)
+		memcpy(&e, p, sizeof(e));
+		r->error = e.error;
+		r->count = e.error_count;
+	} else if (type == FAN_EVENT_INFO_TYPE_FID) {
+		const unsigned char *h, *rest;
+		size_t hlen, restlen;
+
+		if (map_fan_fid(p, len, &r->handle_type, &h, &hlen, &rest, &restlen))
 			return -EINVAL;
-		if (hdr.info_type == FAN_EVENT_INFO_TYPE_ERROR) {
-			struct fanotify_event_info_error e;
-
-			if (hdr.len < sizeof(e))
-				return -EINVAL;
-			memcpy(&e, p, sizeof(e));
-			r->error = e.error;
-			r->count = e.error_count;
-		} else if (hdr.info_type == FAN_EVENT_INFO_TYPE_FID) {
-			size_t off = sizeof(struct fanotify_event_info_fid);
-			struct file_handle fh;
-
-			if (hdr.len < off + sizeof(fh))
-				return -EINVAL;
-			memcpy(&fh, p + off, sizeof(fh));
-			off += sizeof(fh);
-			if (fh.handle_bytes > hdr.len - off)
-				return -EINVAL;
-			r->handle_type = fh.handle_type;
-			if (fh.handle_bytes > 0 && fh.handle_type != FILEID_NONE &&
-			    map_xfs_handle_decode(fh.handle_type, p + off, fh.handle_bytes, &r->ino,
-						  &r->gen) == 0)
-				r->has_inode = true;
-		}
-		p += hdr.len;
-		len -= hdr.len;
+		if (hlen > 0 && r->handle_type != FILEID_NONE &&
+		    map_xfs_handle_decode(r->handle_type, h, hlen, &r->ino, &r->gen) == 0)
+			r->has_inode = true;
 	}
 	return 0;
 }
@@ -82,7 +67,8 @@ int md_fanotify_decode(const void *buf, size_t len,
 			fn(&r, arg);
 			n++;
 		} else if (m.mask & FAN_FS_ERROR) {
-			if (decode_info(p + m.metadata_len, m.event_len - m.metadata_len, &r))
+			if (map_fan_info_each(p + m.metadata_len, m.event_len - m.metadata_len,
+					      report_record, &r))
 				return -EINVAL;
 			if (r.count == 0)
 				r.count = 1;

@@ -119,11 +119,11 @@ static long long count_dirs(void)
 }
 
 /* The directory index: built (classic) or not needed (modern). */
-static void check_dir_index(bool wait)
+static void check_dir_index(void)
 {
 	double t = mdt_mono();
 
-	while (wait && !vt_modern() && mdt_status_number("\"ready\":") < 1 && mdt_mono() - t < 30)
+	while (!vt_modern() && mdt_status_number("\"ready\":") < 1 && mdt_mono() - t < 30)
 		mdt_sleep(0.1);
 	if (vt_modern()) {
 		CHECK_INT(mdt_status_number("\"ready\":"), 0);
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 	mdt_write_config(NULL);
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
-	check_dir_index(true);
+	check_dir_index();
 
 	/* 1. A file's data block goes bad; an application reads the file. */
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(thesis_phys / 4096));
