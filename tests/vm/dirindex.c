@@ -236,7 +236,13 @@ int main(int argc, char **argv)
 	CHECK_INT(ixs.dirs, count_dirs());
 	expect(fs, deep, "top/d04 renamed/s1/s2/s3/f", 3);
 	expect(fs, moved, "top/d08/s2-moved/s3/f", 3);
-	expect(fs, fresh, "top/new/line\nbreak/f", 3);
+	/* a folder made after the build has no span of file inode numbers, so
+	 * how many folders its file costs depends on where XFS put the folder:
+	 * the answer and the index are what is checked */
+	drop_dentries();
+	CHECK_STR(names(fs, fresh, &st), "top/new/line\nbreak/f");
+	CHECK(st.used_dirindex && !st.dirindex_retried, "the new folder's file: index %d, redo %d",
+	      st.used_dirindex, st.dirindex_retried);
 	expect(fs, odd, "top/new/\xff odd/s1/s2/s3/f", 3);
 	expect(fs, linked, "top/d01/g|top/d02/s1 from 7/link-to-g", 0);
 
