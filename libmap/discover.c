@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -195,6 +197,33 @@ static void probe_udev(struct map_fs_info *info)
 	udev_unref(udev);
 }
 
+static void format_uuid(const unsigned char *u, char out[40])
+{
+	snprintf(out, 40, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+		 u[13], u[14], u[15]);
+}
+
+/* Open fs->info.mountpoint as the filesystem's root (it must be on
+ * fs->info.dev), note its inode number and read the geometry. */
+static int open_root(struct map_fs *fs, struct xfs_fsop_geom *geom)
+{
+	struct stat st;
+
+	fs->fd = open(fs->info.mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fs->fd < 0)
+		return -errno;
+	if (fstat(fs->fd, &st) != 0 || st.st_dev != (dev_t)fs->info.dev)
+		return -MAP_EUNMOUNTED;
+	fs->root_ino = st.st_ino;
+	fs->info.root_ino = st.st_ino;
+	memset(geom, 0, sizeof(*geom));
+	if (ioctl(fs->fd, XFS_IOC_FSGEOMETRY, geom) != 0)
+		return -errno;
+	map_geometry_from_xfs(&fs->info.geo, geom);
+	return 0;
+}
+
 int map_fs_open(const char *path, struct map_fs **fsp)
 {
 	struct map_fs *fs;
@@ -232,39 +261,52 @@ int map_fs_open(const char *path, struct map_fs **fsp)
 
 	/* Work from the mount root, not from the path we were given. */
 	close(fs->fd);
-	fs->fd = open(fs->info.mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fs->fd < 0) {
-		rc = -errno;
+	rc = open_root(fs, &geom);
+	if (rc)
 		goto fail;
-	}
-	if (fstat(fs->fd, &st) != 0 || st.st_dev != (dev_t)fs->info.dev) {
-		rc = -MAP_EUNMOUNTED;
-		goto fail;
-	}
-	fs->root_ino = st.st_ino;
-
-	memset(&geom, 0, sizeof(geom));
-	if (ioctl(fs->fd, XFS_IOC_FSGEOMETRY, &geom) != 0) {
-		rc = -errno;
-		goto fail;
-	}
-	map_geometry_from_xfs(&fs->info.geo, &geom);
-
 	probe_blkid(&fs->info);
-	if (!fs->info.uuid[0]) {
-		const unsigned char *u = geom.uuid;
-
-		snprintf(fs->info.uuid, sizeof(fs->info.uuid),
-			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-			 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-			 u[12], u[13], u[14], u[15]);
-	}
+	if (!fs->info.uuid[0])
+		format_uuid(geom.uuid, fs->info.uuid);
 	probe_udev(&fs->info);
 	*fsp = fs;
 	return 0;
 fail:
 	map_fs_close(fs);
 	return rc;
+}
+
+int map_fs_reopen(const struct map_fs_info *known, struct map_fs **fsp)
+{
+	struct xfs_fsop_geom geom;
+	struct statvfs sv;
+	char uuid[40];
+	struct map_fs *fs;
+	int rc;
+
+	*fsp = NULL;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->info = *known;
+	rc = open_root(fs, &geom);
+	if (rc == 0 && fs->root_ino != known->root_ino)
+		rc = -MAP_EUNMOUNTED;	/* a folder of it is mounted there now */
+	if (rc == 0) {
+		/* The same device number may be another filesystem now
+		 * (unmounted, made again, mounted at the same place). */
+		format_uuid(geom.uuid, uuid);
+		if (strcasecmp(uuid, known->uuid) != 0)
+			rc = -MAP_EUNMOUNTED;
+	}
+	if (rc == 0 && fstatvfs(fs->fd, &sv) != 0)
+		rc = -errno;
+	if (rc) {
+		map_fs_close(fs);
+		return rc;
+	}
+	fs->info.read_only = (sv.f_flag & ST_RDONLY) != 0;
+	*fsp = fs;
+	return 0;
 }
 
 void map_fs_close(struct map_fs *fs)

@@ -105,6 +105,7 @@ struct map_fs_info {
 	char serial[128];
 	char wwn[128];
 	uint64_t dev;			/* st_dev of the filesystem (the data device) */
+	uint64_t root_ino;		/* inode number of the mount root */
 	uint32_t fsmap_dev;		/* the same device as GETFSMAP encodes it */
 	bool read_only;			/* mounted read-only */
 	struct map_geometry geo;
@@ -115,6 +116,15 @@ struct map_fs_info {
  * Fails -MAP_ENOTXFS for other filesystems, -ENOENT for a missing path.
  */
 int map_fs_open(const char *path, struct map_fs **fsp);
+/*
+ * Open again the filesystem @known describes (from map_fs_info of an earlier
+ * open), without probing its device again: a few system calls instead of
+ * map_fs_open's mount table, libblkid and libudev look-ups.  Its mount point
+ * must still show the same filesystem (device, mount root and UUID), else
+ * -MAP_EUNMOUNTED (then map_fs_open finds what is there now).  The geometry,
+ * health bits and read-only state are read afresh.
+ */
+int map_fs_reopen(const struct map_fs_info *known, struct map_fs **fsp);
 void map_fs_close(struct map_fs *fs);
 const struct map_fs_info *map_fs_info(const struct map_fs *fs);
 /* An O_RDONLY descriptor of the mount root, owned by @fs (for ioctls). */
