@@ -159,6 +159,8 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 		map_json_bool(&j, "database_down", ps.db_down || !d->st);
 		map_json_double(&j, "last_latency_seconds", ps.last_latency);
 		map_json_double(&j, "max_latency_seconds", ps.max_latency);
+		map_json_uint(&j, "fs_reopens", ps.fs_reopens);
+		map_json_uint(&j, "fs_full_opens", ps.fs_full_opens);
 		map_json_end_obj(&j);
 		map_json_obj(&j, "directory_index");
 		map_json_uint(&j, "ready", ps.dirindex.ready);

@@ -10,6 +10,7 @@
 
 #include "daemon.h"
 #include "dirwatch.h"
+#include "fscache.h"
 #include "log.h"
 #include "map.h"
 
@@ -34,12 +35,16 @@ struct slot {
 };
 
 struct md_dirwatch {
+	struct md_fscache *fscache;	/* not owned */
 	struct slot slots[MAX_INDEXES];
 };
 
-struct md_dirwatch *md_dirwatch_new(void)
+struct md_dirwatch *md_dirwatch_new(struct md_fscache *fscache)
 {
 	struct md_dirwatch *w = calloc(1, sizeof(*w));
+
+	if (w)
+		w->fscache = fscache;
 
 	for (int i = 0; w && i < MAX_INDEXES; i++)
 		w->slots[i].fan = -1;
@@ -98,11 +103,11 @@ void md_dirwatch_set(struct md_dirwatch *w, const char *uuid, const char *mountp
 }
 
 /* Open the slot's filesystem, if it is still the one we mean. */
-static struct map_fs *open_fs(struct slot *s)
+static struct map_fs *open_fs(struct md_dirwatch *w, struct slot *s)
 {
 	struct map_fs *fs;
 
-	if (map_fs_open(s->mountpoint, &fs) != 0)
+	if (md_fscache_open(w->fscache, s->mountpoint, &fs) != 0)
 		return NULL;
 	if (strcmp(map_fs_info(fs)->uuid, s->uuid) != 0) {
 		map_fs_close(fs);
@@ -180,7 +185,7 @@ bool md_dirwatch_work(struct md_dirwatch *w, double budget)
 
 		if (!s->used || s->unneeded)
 			continue;
-		fs = open_fs(s);
+		fs = open_fs(w, s);
 		if (!fs)
 			continue;	/* unmounted or moving: discovery will say */
 		keep(s, fs, budget);

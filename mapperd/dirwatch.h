@@ -22,7 +22,9 @@ struct md_dirwatch_stats {
 	uint64_t dirs, events, uses, retries, resets;
 };
 
-struct md_dirwatch *md_dirwatch_new(void);
+struct md_fscache;
+/* @fscache opens the filesystems (shared with the pipeline, same thread). */
+struct md_dirwatch *md_dirwatch_new(struct md_fscache *fscache);
 void md_dirwatch_free(struct md_dirwatch *w);
 /* Start (@on) or stop keeping an index of filesystem @uuid at @mountpoint. */
 void md_dirwatch_set(struct md_dirwatch *w, const char *uuid, const char *mountpoint, bool on);

@@ -19,6 +19,7 @@
 #include "dbwriter.h"
 #include "dedup.h"
 #include "dirwatch.h"
+#include "fscache.h"
 #include "findlog.h"
 #include "health.h"
 #include "log.h"
@@ -105,6 +106,7 @@ struct md_pipeline {
 	struct dirwatch_req dwreqs[DIRWATCH_REQS];	/* for the worker, oldest first */
 	size_t ndwreqs;
 	struct md_dirwatch *dirwatch;			/* worker thread only */
+	struct md_fscache *fscache;			/* worker thread only */
 };
 
 /* What one event turned into, before it is written. */
@@ -861,7 +863,7 @@ static int process(struct md_pipeline *p, struct md_event *ev)
 	int nnew = 0, rc;
 	double t_start = md_mono();
 
-	rc = map_fs_open(ev->mountpoint, &fs);
+	rc = md_fscache_open(p->fscache, ev->mountpoint, &fs);
 	double t_opened = md_mono();
 	if (rc == 0 && strcmp(map_fs_info(fs)->uuid, ev->uuid) != 0)
 		rc = -MAP_EUNMOUNTED;	/* something else is mounted there now */
@@ -1020,8 +1022,12 @@ static void *worker(void *arg)
 		wait = keep_dirs(p, md_dbwriter_tick(p->db), &dir_last, &dir_building);
 		struct md_dirwatch_stats dws;
 		md_dirwatch_get_stats(p->dirwatch, &dws);
+		struct md_fscache_stats fcs;
+		md_fscache_get_stats(p->fscache, &fcs);
 		pthread_mutex_lock(&p->lock);
 		p->stats.dirindex = dws;
+		p->stats.fs_reopens = fcs.reopens;
+		p->stats.fs_full_opens = fcs.full_opens;
 		md_dbwriter_get_stats(p->db, &p->dbstats);
 		pthread_mutex_unlock(&p->lock);
 	}
@@ -1054,13 +1060,15 @@ int md_pipeline_start(const char *db_path, const char *spool_dir, struct md_pipe
 		return rc;
 	}
 	md_dbwriter_get_stats(p->db, &p->dbstats);
-	p->dirwatch = md_dirwatch_new();
+	p->fscache = md_fscache_new();
+	p->dirwatch = p->fscache ? md_dirwatch_new(p->fscache) : NULL;
 	p->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->notify_fd < 0 || !p->dirwatch) {
 		rc = p->notify_fd < 0 ? -errno : -ENOMEM;
 		if (p->notify_fd >= 0)
 			close(p->notify_fd);
 		md_dirwatch_free(p->dirwatch);
+		md_fscache_free(p->fscache);
 		md_dbwriter_close(p->db);
 		free(p);
 		return rc;
@@ -1071,6 +1079,7 @@ int md_pipeline_start(const char *db_path, const char *spool_dir, struct md_pipe
 	if (rc) {
 		md_dbwriter_close(p->db);
 		md_dirwatch_free(p->dirwatch);
+		md_fscache_free(p->fscache);
 		close(p->notify_fd);
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->cond);
@@ -1123,6 +1132,7 @@ void md_pipeline_stop(struct md_pipeline *p)
 		log_notice("event pipeline: %zu queued reports dropped at exit", dropped);
 	md_dbwriter_close(p->db);
 	md_dirwatch_free(p->dirwatch);
+	md_fscache_free(p->fscache);
 	close(p->notify_fd);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);

@@ -39,6 +39,7 @@ struct md_pipeline_stats {
 	bool db_down;			/* the pipeline has no database connection now */
 	double last_latency;		/* seconds from reading the report to commit */
 	double max_latency;
+	uint64_t fs_reopens, fs_full_opens;	/* see fscache.h */
 	size_t queued;
 	struct md_dirwatch_stats dirindex;
 };

@@ -26,6 +26,9 @@
  * while the daemon is stopped overflow the event queue: the index is reset
  * and built again after its 10 s delay, with every directory.
  * Modern profile: parent pointers name files, no index is built.
+ * Both: after step 1 the filesystem was opened again from what an earlier
+ * open learnt (status fs_reopens), and the unmounts of steps 2 and 4 work
+ * while the daemon runs (it keeps nothing open between reports).
  *
  * Usage (in the guest): vm_mapperd_events MAPPERD MAPCTL DEVICE
  */
@@ -196,6 +199,8 @@ int main(int argc, char **argv)
 	CHECK(mdt_count_events("fanotify") >= 1, "no fanotify row in the events table");
 	/* The one bad block gives one finding, however often it was read. */
 	CHECK_INT(mdt_count_findings(match, &w), 1);
+	/* opened again from what the first open learnt, not probed each time */
+	CHECK(mdt_status_number("\"fs_reopens\":") >= 1, "no filesystem reopened");
 	if (!vt_modern()) {
 		CHECK(mdt_status_number("\"uses\":") >= 1, "the directory index was not used");
 		CHECK_INT(mdt_status_number("\"retries\":"), 0);
