@@ -59,7 +59,7 @@ static int query_int(struct map_store *st, const char *sql, int64_t *out)
 	} else {
 		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc;
 }
 
@@ -217,6 +217,7 @@ int map_store_open(const char *path, unsigned int flags, struct map_store **out)
 	*out = st;
 	return 0;
 fail:
+	map_store_cache_clear(st);
 	sqlite3_close(st->db);
 	free(st->path);
 	free(st);
@@ -227,6 +228,7 @@ void map_store_close(struct map_store *st)
 {
 	if (!st)
 		return;
+	map_store_cache_clear(st);
 	sqlite3_close(st->db);
 	free(st->path);
 	free(st);
@@ -273,7 +275,7 @@ int map_store_check(struct map_store *st)
 	if (sqlite3_step(stmt) == SQLITE_ROW &&
 	    strcmp((const char *)sqlite3_column_text(stmt, 0), "ok") == 0)
 		rc = 0;
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc;
 }
 
@@ -314,7 +316,7 @@ int map_store_fs_upsert(struct map_store *st, const struct map_fs_info *info, in
 	} else {
 		rc = db_err(rc);
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc;
 }
 
@@ -361,7 +363,7 @@ static int fs_one(struct map_store *st, const char *sql, int64_t id, const char 
 	} else {
 		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc;
 }
 
@@ -390,7 +392,7 @@ int map_store_fs_each(struct map_store *st, int (*fn)(const struct map_store_fs 
 		if (rc)
 			break;
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
 }
 
@@ -437,7 +439,7 @@ static int scan_one(struct map_store *st, const char *sql, int64_t fs_id, struct
 	} else {
 		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc;
 }
 
@@ -500,7 +502,7 @@ int map_store_scan_insert(struct map_store *st, struct map_scan_row *row)
 	if (rc)
 		return rc;
 	bind_scan(stmt, row);
-	rc = run(stmt);
+	rc = run(st, stmt);
 	if (rc == 0)
 		row->id = sqlite3_last_insert_rowid(st->db);
 	return rc;
@@ -519,7 +521,7 @@ int map_store_scan_update(struct map_store *st, const struct map_scan_row *row)
 		return rc;
 	bind_scan(stmt, row);
 	sqlite3_bind_int64(stmt, 17, row->id);
-	return run(stmt);
+	return run(st, stmt);
 }
 
 /* ---- actions and events ---- */
@@ -540,7 +542,7 @@ int map_store_action_add(struct map_store *st, const struct map_action *a)
 	bind_str(stmt, 5, a->user);
 	bind_str(stmt, 6, a->outcome);
 	bind_str(stmt, 7, a->detail);
-	return run(stmt);
+	return run(st, stmt);
 }
 
 int map_store_actions(struct map_store *st, int64_t fs_id,
@@ -568,7 +570,7 @@ int map_store_actions(struct map_store *st, int64_t fs_id,
 		if (rc)
 			break;
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
 }
 
@@ -590,7 +592,7 @@ int map_store_event_add(struct map_store *st, const struct map_event *e)
 	}
 	sqlite3_bind_int(stmt, 6, e->error);
 	bind_str(stmt, 7, e->detail);
-	rc = run(stmt);
+	rc = run(st, stmt);
 	if (rc)
 		return rc;
 	/* Keep the newest EVENTS_KEPT rows: ids only grow, so one range delete
@@ -599,7 +601,7 @@ int map_store_event_add(struct map_store *st, const struct map_event *e)
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(stmt, 1, EVENTS_KEPT);
-	return run(stmt);
+	return run(st, stmt);
 }
 
 int map_store_events(struct map_store *st, int64_t fs_id,
@@ -628,6 +630,6 @@ int map_store_events(struct map_store *st, int64_t fs_id,
 		if (rc)
 			break;
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
 }

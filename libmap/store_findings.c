@@ -90,7 +90,7 @@ int map_store_finding_set_paths(struct map_store *st, int64_t id, char *const *p
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(stmt, 1, id);
-	rc = run(stmt);
+	rc = run(st, stmt);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		rc = prepare(st, "INSERT OR IGNORE INTO finding_paths (finding_id, path) "
 			     "VALUES (?1, ?2)", &stmt);
@@ -98,7 +98,7 @@ int map_store_finding_set_paths(struct map_store *st, int64_t id, char *const *p
 			break;
 		sqlite3_bind_int64(stmt, 1, id);
 		sqlite3_bind_blob(stmt, 2, paths[i], (int)strlen(paths[i]), SQLITE_TRANSIENT);
-		rc = run(stmt);
+		rc = run(st, stmt);
 	}
 	return rc;
 }
@@ -128,7 +128,7 @@ static int evidence_record(struct map_store *st, int64_t finding_id, int64_t sca
 	sqlite3_bind_int64(stmt, 7, t);
 	if (scan_id)
 		sqlite3_bind_int64(stmt, 8, scan_id);
-	return run(stmt);
+	return run(st, stmt);
 }
 
 /* Seen again: fold this sighting into the finding.  Ignored stays ignored;
@@ -173,7 +173,7 @@ static int finding_update(struct map_store *st, int64_t scan_id, const struct ma
 	bind_str(stmt, 13, f->fork);
 	if (f->has_offset)
 		sqlite3_bind_int64(stmt, 14, (int64_t)f->offset);
-	return run(stmt);
+	return run(st, stmt);
 }
 
 static int finding_insert(struct map_store *st, int64_t scan_id, struct map_finding *f,
@@ -212,7 +212,7 @@ static int finding_insert(struct map_store *st, int64_t scan_id, struct map_find
 	sqlite3_bind_int64(stmt, 16, t);
 	if (scan_id)
 		sqlite3_bind_int64(stmt, 17, scan_id);
-	rc = run(stmt);
+	rc = run(st, stmt);
 	if (rc == 0)
 		f->id = sqlite3_last_insert_rowid(st->db);
 	return rc;
@@ -243,7 +243,7 @@ int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_f
 		col_str(stmt, 1, source, sizeof(source));
 		col_str(stmt, 2, scrub, sizeof(scrub));
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	if (!exists && rc != SQLITE_DONE)
 		return db_err(rc);
 	if (is_new)
@@ -297,7 +297,7 @@ int map_store_finding_evidence(struct map_store *st, int64_t finding_id,
 		if (rc)
 			break;
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
 }
 
@@ -346,7 +346,7 @@ static int finding_from_row(struct map_store *st, sqlite3_stmt *stmt, struct map
 		char *path = malloc((size_t)len + 1);
 
 		if (!path) {
-			sqlite3_finalize(ps);
+			done(st, ps);
 			return -ENOMEM;
 		}
 		/* The mount root's path is "": SQLite gives NULL for an empty
@@ -357,13 +357,13 @@ static int finding_from_row(struct map_store *st, sqlite3_stmt *stmt, struct map
 		char **v = realloc(f->paths, (f->npaths + 1) * sizeof(*v));
 		if (!v) {
 			free(path);
-			sqlite3_finalize(ps);
+			done(st, ps);
 			return -ENOMEM;
 		}
 		f->paths = v;
 		f->paths[f->npaths++] = path;
 	}
-	sqlite3_finalize(ps);
+	done(st, ps);
 	return rc == SQLITE_DONE ? 0 : db_err(rc);
 }
 
@@ -392,7 +392,7 @@ int map_store_findings(struct map_store *st, int64_t fs_id, unsigned int filter,
 		if (rc)
 			break;
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
 }
 
@@ -409,7 +409,7 @@ int map_store_finding_get(struct map_store *st, int64_t id, struct map_finding *
 		rc = finding_from_row(st, stmt, out);
 	else
 		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc;
 }
 
@@ -422,7 +422,7 @@ int map_store_finding_set_state(struct map_store *st, int64_t id, enum map_findi
 		return rc;
 	sqlite3_bind_int64(stmt, 1, id);
 	bind_str(stmt, 2, map_state_name(state));
-	rc = run(stmt);
+	rc = run(st, stmt);
 	if (rc == 0 && sqlite3_changes(st->db) == 0)
 		rc = -ENOENT;
 	return rc;
@@ -463,7 +463,7 @@ int map_store_resolve_unseen(struct map_store *st, int64_t fs_id, int64_t scan_i
 	sqlite3_bind_int64(stmt, 2, scan_id);
 	sqlite3_bind_int(stmt, 3, !!(covered & MAP_COVER_MEDIA));
 	sqlite3_bind_int(stmt, 4, !!(covered & MAP_COVER_METADATA));
-	rc = run(stmt);
+	rc = run(st, stmt);
 	if (n)
 		*n = rc ? 0 : sqlite3_changes(st->db);
 	return rc;
@@ -485,7 +485,7 @@ int map_store_count(struct map_store *st, int64_t fs_id, int counts[MAP_STATE_NR
 		if (s >= 0)
 			counts[s] = sqlite3_column_int(stmt, 1);
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc == SQLITE_DONE ? 0 : db_err(rc);
 }
 

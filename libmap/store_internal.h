@@ -16,12 +16,36 @@
 /* The schema that brought finding_evidence (sql/002_finding_objects.sql). */
 #define SCHEMA_EVIDENCE		2
 
+/*
+ * Prepared statements kept for reuse: compiling a statement costs more than
+ * running it (a report mapperd records runs about ten), so each SQL text
+ * is compiled once per connection.  A statement is "out" from prepare() to
+ * done(); the same text asked for meanwhile (a callback that queries the
+ * store while a listing runs) gets a statement of its own.
+ */
+#define STMT_CACHE	32
+
+struct map_cached_stmt {
+	char *sql;
+	sqlite3_stmt *stmt;
+	bool out;
+};
+
+/* A store is used by one thread at a time (like an SQLite connection). */
 struct map_store {
 	sqlite3 *db;
 	bool readonly;
 	int version;		/* schema in use (a read-only store is not migrated) */
 	char *path;
+	struct map_cached_stmt cache[STMT_CACHE];
+	unsigned int cache_next;	/* the next slot to reuse when all are taken */
 };
+
+/* prepare() a statement, done() when finished with it (not sqlite3_finalize). */
+int map_store_prepare(struct map_store *st, const char *sql, sqlite3_stmt **stmt);
+void map_store_done(struct map_store *st, sqlite3_stmt *stmt);
+/* Finalize every kept statement (before sqlite3_close). */
+void map_store_cache_clear(struct map_store *st);
 
 /* SQLite result codes to our errors. */
 static inline int db_err(int rc)
@@ -57,7 +81,12 @@ static inline int db_err(int rc)
 
 static inline int prepare(struct map_store *st, const char *sql, sqlite3_stmt **stmt)
 {
-	return db_err(sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL));
+	return map_store_prepare(st, sql, stmt);
+}
+
+static inline void done(struct map_store *st, sqlite3_stmt *stmt)
+{
+	map_store_done(st, stmt);
 }
 
 static inline void col_str(sqlite3_stmt *stmt, int col, char *dst, size_t len)
@@ -73,11 +102,11 @@ static inline void bind_str(sqlite3_stmt *stmt, int col, const char *s)
 }
 
 /* Run a prepared statement that returns no rows, then finalize it. */
-static inline int run(sqlite3_stmt *stmt)
+static inline int run(struct map_store *st, sqlite3_stmt *stmt)
 {
 	int rc = sqlite3_step(stmt);
 
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : db_err(rc);
 }
 

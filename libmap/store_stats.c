@@ -81,6 +81,6 @@ int map_store_tally(struct map_store *st, enum map_tally_what what,
 		if (rc)
 			break;
 	}
-	sqlite3_finalize(stmt);
+	done(st, stmt);
 	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
 }
