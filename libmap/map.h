@@ -179,6 +179,10 @@ void map_range_merge(struct map_range_list *list, uint64_t gap);
 uint64_t map_range_total(const struct map_range_list *list);
 /* Drop everything below @pos, clipping a range that straddles it. */
 void map_range_clip_below(struct map_range_list *list, uint64_t pos);
+/* Call @fn, in order, for each part of [start, start+length) that lies in
+ * @list (sorted and merged); stops at the first nonzero return and returns it. */
+int map_range_intersect(const struct map_range_list *list, uint64_t start, uint64_t length,
+			int (*fn)(uint64_t start, uint64_t length, void *arg), void *arg);
 void map_range_free(struct map_range_list *list);
 
 /*
@@ -258,6 +262,11 @@ int map_written_ranges(struct map_fs *fs, struct map_range_list *out);
 struct map_verify_opts {
 	uint32_t io_size;		/* bytes per read (default 4 MiB) */
 	uint32_t inflight;		/* reads in flight (default 4, at least 2) */
+	/* map_verify_written: read written space only, as the reverse mapping
+	 * btree tells it (one record per extent: CPU heavy with many files),
+	 * instead of all allocated space (the free space btree: cheap; bad
+	 * ranges are still reported only where they hit written space) */
+	bool written_only;
 	int ioprio_class;		/* 0 leave as is, 2 best-effort, 3 idle */
 	int ioprio_level;		/* 0..7 for best-effort */
 	uint64_t rate;			/* bytes per second, 0 = unlimited */
@@ -288,6 +297,9 @@ struct map_verify_stats {
  * the written ranges (GETFSMAP, several AGs at once) while the AGs already
  * found are being read.  *written gets every written byte of the device,
  * those below @from included.  Progress totals grow as AGs are found.
+ * Unless opts->written_only, "written" here is all allocated space (as
+ * without rmapbt): preallocated extents and CoW staging are read and counted
+ * too, but a bad range is reported only where it hits written space.
  */
 int map_verify_written(struct map_fs *fs, uint64_t from, const struct map_verify_opts *opts,
 		       struct map_verify_stats *stats, uint64_t *written);

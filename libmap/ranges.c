@@ -103,6 +103,37 @@ void map_range_clip_below(struct map_range_list *list, uint64_t pos)
 	list->n = out;
 }
 
+int map_range_intersect(const struct map_range_list *list, uint64_t start, uint64_t length,
+			int (*fn)(uint64_t start, uint64_t length, void *arg), void *arg)
+{
+	uint64_t end = range_end(start, length);
+	size_t lo = 0, hi = list->n;
+
+	/* The first range that ends after @start. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (range_end(list->v[mid].start, list->v[mid].length) <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < list->n && list->v[i].start < end; i++) {
+		uint64_t a = list->v[i].start > start ? list->v[i].start : start;
+		uint64_t b = range_end(list->v[i].start, list->v[i].length);
+		int rc;
+
+		if (b > end)
+			b = end;
+		if (a >= b)
+			continue;
+		rc = fn(a, b - a, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 void map_range_free(struct map_range_list *list)
 {
 	free(list->v);

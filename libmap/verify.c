@@ -3,9 +3,24 @@
  * Verify media: read every written byte of the data device with O_DIRECT in
  * large reads, several in flight, and bisect failed reads down to the block
  * size to find the exact bad ranges.
+ *
+ * Which bytes are in use comes from GETFSMAP.  With rmapbt and CAP_SYS_ADMIN
+ * the kernel walks the reverse mapping btree and returns one record per
+ * extent of every file: on a filesystem of 100 000 files that walk costs more
+ * CPU than reading the data, and in a slow (emulated) machine it, not the
+ * disk, set the pace.  A caller without CAP_SYS_ADMIN is answered from the
+ * free space btree instead: one record per free extent, everything between
+ * them reported as in use (measured in the TCG guest, 100 000 files: 8
+ * records in 3 ms instead of 102 514 in about 1 s).  So by default the
+ * threads that find the ranges drop CAP_SYS_ADMIN (credentials are per
+ * thread), and the verifier reads all allocated space, preallocated
+ * (unwritten) extents and CoW staging included; a bad range is then checked
+ * against the reverse mapping (a query over that range only) and reported
+ * only where it hits written space.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +50,42 @@ static int add_written(const struct fsmap *rec, void *arg)
 		if (rec->fmr_owner == FMR_OWN_FREE || rec->fmr_owner == XFS_FMR_OWN_COW)
 			return 0;
 	}
+	/* Records come sorted by start: extend the last range in place instead
+	 * of keeping (and later sorting) one entry per extent. */
+	if (out->n) {
+		struct map_range *last = &out->v[out->n - 1];
+		uint64_t end = last->start + last->length, rec_end;
+
+		if (rec->fmr_physical >= last->start && rec->fmr_physical <= end &&
+		    !__builtin_add_overflow(rec->fmr_physical, rec->fmr_length, &rec_end)) {
+			if (rec_end > end)
+				last->length = rec_end - last->start;
+			return 0;
+		}
+	}
 	return map_range_add(out, rec->fmr_physical, rec->fmr_length);
+}
+
+/*
+ * Drop CAP_SYS_ADMIN from the calling thread's effective set, so that
+ * GETFSMAP answers from the free space btree (see the top of this file).
+ * The raw system call changes this thread only.  0 or a negative errno
+ * (a seccomp filter may refuse capset: the caller then takes the slow, exact
+ * path).
+ */
+static int drop_sys_admin(void)
+{
+	struct __user_cap_header_struct head = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &head, data) != 0)
+		return -errno;
+	if (!(data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN)))
+		return 0;
+	data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+	if (syscall(SYS_capset, &head, data) != 0)
+		return -errno;
+	return 0;
 }
 
 int map_written_ranges(struct map_fs *fs, struct map_range_list *out)
@@ -79,6 +129,8 @@ struct verify {
 	struct map_range_list *ag_ranges;
 	bool *ag_ready;
 	uint64_t written;		/* every written byte, also below from */
+	bool clip;			/* ranges may hold unwritten space: clip bad
+					 * ranges to written space before reporting */
 	uint64_t done_bytes;
 	int64_t last_progress_ns;
 	/* The caller's callbacks run under their own lock, not under @lock,
@@ -180,21 +232,49 @@ struct bad_run {
 	int error;
 };
 
+struct bad_report {
+	struct verify *v;
+	int error;
+};
+
+static int report_bad(uint64_t start, uint64_t length, void *arg)
+{
+	struct bad_report *r = arg;
+	struct verify *v = r->v;
+
+	pthread_mutex_lock(&v->lock);
+	v->stats.bad_ranges++;
+	v->stats.bytes_bad += length;
+	pthread_mutex_unlock(&v->lock);
+	if (v->opts->bad) {
+		pthread_mutex_lock(&v->cb_lock);
+		v->opts->bad(start, length, r->error, v->opts->arg);
+		pthread_mutex_unlock(&v->cb_lock);
+	}
+	return 0;
+}
+
 /* Report a bad range.  A piece's bad ranges are reported before the piece is
  * marked done, so a progress position past it always comes after them. */
 static void flush_bad(struct verify *v, struct bad_run *run)
 {
+	struct bad_report r = { v, run->error };
+	struct map_range_list written = { 0 };
+
 	if (!run->length)
 		return;
-	pthread_mutex_lock(&v->lock);
-	v->stats.bad_ranges++;
-	v->stats.bytes_bad += run->length;
-	pthread_mutex_unlock(&v->lock);
-	if (v->opts->bad) {
-		pthread_mutex_lock(&v->cb_lock);
-		v->opts->bad(run->start, run->length, run->error, v->opts->arg);
-		pthread_mutex_unlock(&v->cb_lock);
+	/* Only the written parts of allocated space are damage.  This thread
+	 * kept CAP_SYS_ADMIN: the query walks the reverse mapping, over the
+	 * bad range only.  If it fails, report the whole range (a false alarm
+	 * in a preallocated extent beats a missed one). */
+	if (v->clip && map_fsmap_query(v->fs, run->start, run->start + run->length - 1,
+				       add_written, &written) == 0) {
+		map_range_merge(&written, 0);
+		map_range_intersect(&written, run->start, run->length, report_bad, &r);
+	} else {
+		report_bad(run->start, run->length, &r);
 	}
+	map_range_free(&written);
 	run->length = 0;
 }
 
@@ -404,6 +484,9 @@ static void *producer(void *arg)
 	struct verify *v = arg;
 	const struct map_geometry *geo = &v->fs->info.geo;
 
+	if (!v->opts->written_only)
+		drop_sys_admin();	/* failing that, the exact (slower) map */
+
 	for (;;) {
 		struct map_range_list l = { 0 };
 		uint32_t ag;
@@ -557,6 +640,7 @@ int map_verify_written(struct map_fs *fs, uint64_t from, const struct map_verify
 
 	verify_init(&v, fs, opts);
 	v.from = from;
+	v.clip = !opts->written_only;
 	v.ag_ranges = calloc(agcount, sizeof(*v.ag_ranges));
 	v.ag_ready = calloc(agcount, sizeof(*v.ag_ready));
 	if (!v.ag_ranges || !v.ag_ready) {

@@ -9,7 +9,7 @@
 #    a system call allow list that leaves out @mount, @module, @debug,
 #    @raw-io, @reboot, @swap, @clock, @cpu-emulation and @obsolete;
 #  - that list allows what the daemon calls for its work (fanotify_init,
-#    fanotify_mark, ioprio_set, ioctl, open_by_handle's XFS ioctl path,
+#    fanotify_mark, ioprio_set, capset, ioctl, open_by_handle's XFS ioctl path,
 #    epoll, timerfd, signalfd) and not setuid, chown or mount;
 #  - Type=notify with NotifyAccess=main (mapperd sends READY=1, STATUS=,
 #    STOPPING=1; its hooks may not);
@@ -75,7 +75,7 @@ echo "checked the sandbox settings one by one"
 if ! sh "$here/service_syscalls.sh" "$tmp/mapperd.service" > "$tmp/allowed"; then
 	fail "cannot work out the allowed system calls"
 fi
-for call in fanotify_init fanotify_mark ioprio_set ioctl openat pread64 epoll_wait timerfd_create \
+for call in fanotify_init fanotify_mark ioprio_set capset ioctl openat pread64 epoll_wait timerfd_create \
 	    signalfd4 accept4 getsockopt fdatasync fchown; do
 	grep -qx "$call" "$tmp/allowed" || fail "the unit does not allow $call, which mapperd calls"
 done

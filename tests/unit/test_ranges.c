@@ -84,9 +84,75 @@ static void test_wrap(void)
 	map_range_free(&l);
 }
 
+/* Parts of a range inside a sorted, merged list: what verify reports of a
+ * bad range found in allocated space (only its written parts). */
+static void test_intersect(void)
+{
+	struct map_range_list w = { 0 };
+	struct pieces p = { 0 };
+
+	map_range_add(&w, 4096, 8192);		/* 4096-12288 */
+	map_range_add(&w, 20480, 4096);		/* 20480-24576 */
+	map_range_add(&w, 40960, 40960);	/* 40960-81920 */
+	map_range_merge(&w, 0);
+
+	/* From inside the first to inside the third: three parts, gaps left out. */
+	CHECK_INT(map_range_intersect(&w, 8192, 40960, collect, &p), 0);
+	REQUIRE(p.n == 3, "%d parts", p.n);
+	CHECK_INT(p.start[0], 8192);
+	CHECK_INT(p.length[0], 4096);
+	CHECK_INT(p.start[1], 20480);
+	CHECK_INT(p.length[1], 4096);
+	CHECK_INT(p.start[2], 40960);
+	CHECK_INT(p.length[2], 8192);
+
+	/* Wholly in a gap, before, after, and empty: nothing. */
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(map_range_intersect(&w, 12288, 8192, collect, &p), 0);
+	CHECK_INT(map_range_intersect(&w, 0, 4096, collect, &p), 0);
+	CHECK_INT(map_range_intersect(&w, 81920, 1 * MiB, collect, &p), 0);
+	CHECK_INT(map_range_intersect(&w, 8192, 0, collect, &p), 0);
+	CHECK_INT(p.n, 0);
+
+	/* Covering everything: the list itself. */
+	CHECK_INT(map_range_intersect(&w, 0, 1 * MiB, collect, &p), 0);
+	REQUIRE(p.n == 3, "%d parts", p.n);
+	CHECK_INT(p.start[0], 4096);
+	CHECK_INT(p.length[0], 8192);
+	CHECK_INT(p.start[2], 40960);
+	CHECK_INT(p.length[2], 40960);
+
+	/* One block inside a range, and the callback's return stops it. */
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(map_range_intersect(&w, 61440, 4096, collect, &p), 0);
+	REQUIRE(p.n == 1, "%d parts", p.n);
+	CHECK_INT(p.start[0], 61440);
+	CHECK_INT(p.length[0], 4096);
+	int calls = 0;
+	CHECK_INT(map_range_intersect(&w, 0, 1 * MiB, stop_at_second, &calls), 42);
+	CHECK_INT(calls, 2);
+
+	/* Near 2^64: the end saturates instead of wrapping. */
+	struct map_range_list top = { 0 };
+	map_range_add(&top, UINT64_MAX - 8192, 4096);
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(map_range_intersect(&top, UINT64_MAX - 8192, 8192, collect, &p), 0);
+	REQUIRE(p.n == 1, "%d parts", p.n);
+	CHECK_INT(p.length[0], 4096);
+
+	/* An empty list. */
+	struct map_range_list none = { 0 };
+	memset(&p, 0, sizeof(p));
+	CHECK_INT(map_range_intersect(&none, 0, 1 * MiB, collect, &p), 0);
+	CHECK_INT(p.n, 0);
+	map_range_free(&top);
+	map_range_free(&w);
+}
+
 int main(void)
 {
 	test_wrap();
+	test_intersect();
 
 	struct map_range_list l = { 0 };
 
