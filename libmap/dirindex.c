@@ -414,6 +414,12 @@ static void note_file(struct map_dirindex *ix, uint64_t dir, uint64_t ino)
 		d->hi = ino;
 }
 
+void map_dirindex_note_read(struct map_dirindex *ix, uint64_t dir, uint64_t ino)
+{
+	if (!ix->links || !map_inohash_get(ix->links, ino, false))
+		note_file(ix, dir, ino);
+}
+
 int map_dirindex_covering(struct map_dirindex *ix, uint64_t ino,
 			  int (*fn)(uint64_t dir, uint32_t gen, uint64_t lo, uint64_t hi, void *arg),
 			  void *arg)

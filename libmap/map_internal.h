@@ -119,8 +119,11 @@ struct map_dirindex_link {
 int map_dirindex_add_link(struct map_dirindex *ix, uint64_t ino, uint64_t dir, const char *name,
 			  size_t len);
 void map_dirindex_forget_links(struct map_dirindex *ix, uint64_t ino);
+/* A resolve read file @ino in directory @dir: widen @dir's span with it
+ * (unless @ino is known to have several links). */
+void map_dirindex_note_read(struct map_dirindex *ix, uint64_t dir, uint64_t ino);
 /* @fn for each directory whose files' inode numbers (files with one link),
- * at the build, spanned @ino: a place to look first.  [lo, hi] is the span. */
+ * at the build or as resolves read them since, spanned @ino: a place to look first.  [lo, hi] is the span. */
 int map_dirindex_covering(struct map_dirindex *ix, uint64_t ino,
 			  int (*fn)(uint64_t dir, uint32_t gen, uint64_t lo, uint64_t hi, void *arg),
 			  void *arg);

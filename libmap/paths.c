@@ -290,6 +290,10 @@ static int read_dir(struct resolve *r, uint64_t dir, struct dirinfo *info)
 					}
 					d->by_path = true;
 				}
+			} else if (r->ix) {
+				/* a folder made after the index was built gets a
+				 * span of file inode numbers this way */
+				map_dirindex_note_read(r->ix, dir, de->d_ino);
 			}
 		}
 	}
