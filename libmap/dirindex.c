@@ -485,7 +485,7 @@ int map_dirindex_build(struct map_dirindex *ix, struct map_fs *fs, double budget
 	if (ix->phase == IX_READY)
 		return 1;
 	if (ix->phase == IX_EMPTY) {
-		ix->dm = map_dirmap_new(fs->root_ino);
+		ix->dm = map_dirmap_new(fs->info.root_ino);
 		ix->dirs = map_inohash_new(sizeof(struct ixdir));
 		ix->links = map_inohash_new(sizeof(struct linkset *));
 		if (!ix->dm || !ix->dirs || !ix->links) {

@@ -215,7 +215,6 @@ static int open_root(struct map_fs *fs, struct xfs_fsop_geom *geom)
 		return -errno;
 	if (fstat(fs->fd, &st) != 0 || st.st_dev != (dev_t)fs->info.dev)
 		return -MAP_EUNMOUNTED;
-	fs->root_ino = st.st_ino;
 	fs->info.root_ino = st.st_ino;
 	memset(geom, 0, sizeof(*geom));
 	if (ioctl(fs->fd, XFS_IOC_FSGEOMETRY, geom) != 0)
@@ -289,7 +288,7 @@ int map_fs_reopen(const struct map_fs_info *known, struct map_fs **fsp)
 		return -ENOMEM;
 	fs->info = *known;
 	rc = open_root(fs, &geom);
-	if (rc == 0 && fs->root_ino != known->root_ino)
+	if (rc == 0 && fs->info.root_ino != known->root_ino)
 		rc = -MAP_EUNMOUNTED;	/* a folder of it is mounted there now */
 	if (rc == 0) {
 		/* The same device number may be another filesystem now
@@ -339,7 +338,7 @@ int map_fs_check_mounted(const struct map_fs *fs)
 	 * now shows something else (or nothing). */
 	memset(&now, 0, sizeof(now));
 	if (stat(fs->info.mountpoint, &st) != 0 || st.st_dev != (dev_t)fs->info.dev ||
-	    st.st_ino != fs->root_ino)
+	    st.st_ino != fs->info.root_ino)
 		return -MAP_EUNMOUNTED;
 	if (!realpath(fs->info.mountpoint, real))
 		return -MAP_EUNMOUNTED;

@@ -13,7 +13,6 @@ struct map_bmap_index;
 
 struct map_fs {
 	int fd;				/* mount root, O_RDONLY */
-	uint64_t root_ino;
 	struct map_fs_info info;
 	/* the filesystem handle (XFS_IOC_PATH_TO_FSHANDLE), for open-by-handle */
 	bool have_fshandle;

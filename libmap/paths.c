@@ -898,7 +898,7 @@ static int resolve_pptr(struct resolve *r)
 		bool is_root;
 		int rc = 0;
 
-		if (t->needed == 0 || t->found >= t->needed || ino == r->fs->root_ino)
+		if (t->needed == 0 || t->found >= t->needed || ino == r->fs->info.root_ino)
 			continue;
 		if (!p->unreadable) {
 			r->stats->pptr_lookups++;
@@ -974,7 +974,7 @@ static int fill_from_bulkstat(struct resolve *r, struct target *t, const struct 
 	p->gen = bs->bs_gen;
 	p->mode = bs->bs_mode;
 	p->nlink = bs->bs_nlink;
-	if (bs->bs_ino == r->fs->root_ino)
+	if (bs->bs_ino == r->fs->info.root_ino)
 		return add_path(p, "");
 	if (bs->bs_nlink == 0)
 		p->unlinked = true;
@@ -1159,7 +1159,7 @@ static int resolve_once(struct map_fs *fs, struct map_dirindex *ix, const uint64
 	r.targets = map_inohash_new(sizeof(struct target));
 	r.target_inos = malloc((n ? n : 1) * sizeof(uint64_t));
 	r.dirs = map_inohash_new(sizeof(struct dirinfo));
-	r.dm = ix ? map_dirindex_dirmap(ix) : map_dirmap_new(fs->root_ino);
+	r.dm = ix ? map_dirindex_dirmap(ix) : map_dirmap_new(fs->info.root_ino);
 	if (!r.res || !r.targets || !r.target_inos || !r.dirs || !r.dm) {
 		rc = -ENOMEM;
 		goto out;

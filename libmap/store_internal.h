@@ -101,7 +101,7 @@ static inline void bind_str(sqlite3_stmt *stmt, int col, const char *s)
 	sqlite3_bind_text(stmt, col, s, -1, SQLITE_TRANSIENT);
 }
 
-/* Run a prepared statement that returns no rows, then finalize it. */
+/* Run a prepared statement that returns no rows, then done() with it. */
 static inline int run(struct map_store *st, sqlite3_stmt *stmt)
 {
 	int rc = sqlite3_step(stmt);

@@ -45,7 +45,6 @@ struct md_dirwatch *md_dirwatch_new(struct md_fscache *fscache)
 
 	if (w)
 		w->fscache = fscache;
-
 	for (int i = 0; w && i < MAX_INDEXES; i++)
 		w->slots[i].fan = -1;
 	return w;
