@@ -24,6 +24,16 @@ static int collect(uint64_t start, uint64_t length, void *arg)
 	return 0;
 }
 
+/* @p holds exactly the @n pieces @want ({ start, length } each). */
+static void expect_parts(const struct pieces *p, const uint64_t want[][2], int n)
+{
+	REQUIRE(p->n == n, "%d parts, %d expected", p->n, n);
+	for (int i = 0; i < n; i++) {
+		CHECK_INT(p->start[i], want[i][0]);
+		CHECK_INT(p->length[i], want[i][1]);
+	}
+}
+
 static int stop_at_second(uint64_t start, uint64_t length, void *arg)
 {
 	(void)start;
@@ -98,13 +108,8 @@ static void test_intersect(void)
 
 	/* From inside the first to inside the third: three parts, gaps left out. */
 	CHECK_INT(map_range_intersect(&w, 8192, 40960, collect, &p), 0);
-	REQUIRE(p.n == 3, "%d parts", p.n);
-	CHECK_INT(p.start[0], 8192);
-	CHECK_INT(p.length[0], 4096);
-	CHECK_INT(p.start[1], 20480);
-	CHECK_INT(p.length[1], 4096);
-	CHECK_INT(p.start[2], 40960);
-	CHECK_INT(p.length[2], 8192);
+	expect_parts(&p, (const uint64_t[][2]){ { 8192, 4096 }, { 20480, 4096 }, { 40960, 8192 } },
+		     3);
 
 	/* Wholly in a gap, before, after, and empty: nothing. */
 	memset(&p, 0, sizeof(p));
@@ -116,11 +121,8 @@ static void test_intersect(void)
 
 	/* Covering everything: the list itself. */
 	CHECK_INT(map_range_intersect(&w, 0, 1 * MiB, collect, &p), 0);
-	REQUIRE(p.n == 3, "%d parts", p.n);
-	CHECK_INT(p.start[0], 4096);
-	CHECK_INT(p.length[0], 8192);
-	CHECK_INT(p.start[2], 40960);
-	CHECK_INT(p.length[2], 40960);
+	expect_parts(&p, (const uint64_t[][2]){ { 4096, 8192 }, { 20480, 4096 }, { 40960, 40960 } },
+		     3);
 
 	/* One block inside a range, and the callback's return stops it. */
 	memset(&p, 0, sizeof(p));

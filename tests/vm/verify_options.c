@@ -74,6 +74,19 @@ static int cmp_range(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* The run of three bad blocks at @run and the lone one at @lone, exactly,
+ * and nothing else. */
+static void check_exact(const struct watch *w, const struct map_verify_stats *st, uint64_t run,
+			uint64_t lone, const char *what)
+{
+	REQUIRE(w->nbad == 2, "%s: %d bad ranges", what, w->nbad);
+	CHECK_INT(w->bad[0].start, run);
+	CHECK_INT(w->bad[0].length, 3 * 4096);
+	CHECK_INT(w->bad[1].start, lone);
+	CHECK_INT(w->bad[1].length, 4096);
+	CHECK_INT(st->bytes_bad, 4 * 4096);
+}
+
 static struct map_verify_stats verify(struct map_fs *fs, const struct map_range_list *l,
 				      struct watch *w, uint32_t io_size, uint64_t rate, int rc_want)
 {
@@ -123,12 +136,7 @@ int main(int argc, char **argv)
 	/* Whole run, idle priority: exact bad ranges, forward-only progress. */
 	w.ioprio_class = IOPRIO_CLASS_IDLE;
 	struct map_verify_stats st = verify(fs, &all, &w, 4 * MiB, 0, 0);
-	REQUIRE(w.nbad == 2, "%d bad ranges", w.nbad);
-	CHECK_INT(w.bad[0].start, run);
-	CHECK_INT(w.bad[0].length, 3 * 4096);
-	CHECK_INT(w.bad[1].start, lone);
-	CHECK_INT(w.bad[1].length, 4096);
-	CHECK_INT(st.bytes_bad, 4 * 4096);
+	check_exact(&w, &st, run, lone, "4 MiB reads");
 	CHECK_INT(st.bytes_verified, total);
 	CHECK(w.calls > 1 && w.backwards == 0, "%d progress calls, %d went backwards", w.calls,
 	      w.backwards);
@@ -193,12 +201,7 @@ int main(int argc, char **argv)
 		w.nbad = 0;
 		CHECK_INT(map_verify_written(fs, 0, &o, &vs, &written), 0);
 		qsort(w.bad, (size_t)w.nbad, sizeof(w.bad[0]), cmp_range);
-		REQUIRE(w.nbad == 2, "%s: %d bad ranges", mode, w.nbad);
-		CHECK_INT(w.bad[0].start, run);
-		CHECK_INT(w.bad[0].length, 3 * 4096);
-		CHECK_INT(w.bad[1].start, lone);
-		CHECK_INT(w.bad[1].length, 4096);
-		CHECK_INT(vs.bytes_bad, 4 * 4096);
+		check_exact(&w, &vs, run, lone, mode);
 		CHECK_INT(vs.bytes_verified, written);
 		if (exact)
 			CHECK_INT(written, map_range_total(&now));
