@@ -106,13 +106,7 @@ static struct map_fs *open_fs(struct md_dirwatch *w, struct slot *s)
 {
 	struct map_fs *fs;
 
-	if (md_fscache_open(w->fscache, s->mountpoint, &fs) != 0)
-		return NULL;
-	if (strcmp(map_fs_info(fs)->uuid, s->uuid) != 0) {
-		map_fs_close(fs);
-		return NULL;
-	}
-	return fs;
+	return md_fscache_open(w->fscache, s->mountpoint, s->uuid, &fs) == 0 ? fs : NULL;
 }
 
 /* Events first (the watch is set before the build starts, so nothing done

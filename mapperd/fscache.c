@@ -55,7 +55,8 @@ static struct entry *slot_for(struct md_fscache *c)
 	return old;
 }
 
-int md_fscache_open(struct md_fscache *c, const char *mountpoint, struct map_fs **fsp)
+/* Whatever is mounted at @mountpoint now. */
+static int open_any(struct md_fscache *c, const char *mountpoint, struct map_fs **fsp)
 {
 	struct entry *e = find(c, mountpoint);
 	double now = md_mono();
@@ -86,6 +87,19 @@ int md_fscache_open(struct md_fscache *c, const char *mountpoint, struct map_fs 
 	strcpy(e->mountpoint, mountpoint);
 	e->info = *map_fs_info(*fsp);
 	return 0;
+}
+
+int md_fscache_open(struct md_fscache *c, const char *mountpoint, const char *uuid,
+		    struct map_fs **fsp)
+{
+	int rc = open_any(c, mountpoint, fsp);
+
+	if (rc == 0 && strcmp(map_fs_info(*fsp)->uuid, uuid) != 0) {
+		map_fs_close(*fsp);
+		*fsp = NULL;
+		rc = -MAP_EUNMOUNTED;
+	}
+	return rc;
 }
 
 void md_fscache_get_stats(const struct md_fscache *c, struct md_fscache_stats *out)

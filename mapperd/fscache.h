@@ -17,9 +17,11 @@ struct md_fscache;
 
 struct md_fscache *md_fscache_new(void);
 void md_fscache_free(struct md_fscache *c);
-/* Open the filesystem mounted at @mountpoint: 0 with *@fsp, or a negative
- * errno.  The caller compares the UUID with the one it expects. */
-int md_fscache_open(struct md_fscache *c, const char *mountpoint, struct map_fs **fsp);
+/* Open the filesystem with UUID @uuid mounted at @mountpoint: 0 with *@fsp,
+ * -MAP_EUNMOUNTED when something else is mounted there now, or another
+ * negative errno. */
+int md_fscache_open(struct md_fscache *c, const char *mountpoint, const char *uuid,
+		    struct map_fs **fsp);
 
 struct md_fscache_stats {
 	uint64_t reopens, full_opens;

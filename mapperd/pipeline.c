@@ -863,15 +863,11 @@ static int process(struct md_pipeline *p, struct md_event *ev)
 	int nnew = 0, rc;
 	double t_start = md_mono();
 
-	rc = md_fscache_open(p->fscache, ev->mountpoint, &fs);
+	rc = md_fscache_open(p->fscache, ev->mountpoint, ev->uuid, &fs);
 	double t_opened = md_mono();
-	if (rc == 0 && strcmp(map_fs_info(fs)->uuid, ev->uuid) != 0)
-		rc = -MAP_EUNMOUNTED;	/* something else is mounted there now */
 	if (rc == 0)
 		md_dirwatch_attach(p->dirwatch, ev->uuid, fs);
 	if (rc) {
-		if (fs)
-			map_fs_close(fs);
 		if (ev->kind == MD_EV_FS && ev->error == ESHUTDOWN && rc != -MAP_EUNMOUNTED) {
 			/* A shut-down filesystem cannot be opened, but its
 			 * shutdown is news worth a row all the same. */
