@@ -284,7 +284,7 @@ struct map_verify_opts {
 struct map_verify_stats {
 	uint64_t bytes_total;		/* bytes in the ranges given */
 	uint64_t bytes_verified;	/* of those, read and checked (all, unless stopped) */
-	uint64_t bytes_read;		/* bytes read (bisection reads included) */
+	uint64_t bytes_read;		/* bytes read (failed reads split and read again included) */
 	uint64_t bytes_bad;
 	uint64_t bad_ranges;
 	uint64_t reads;
@@ -304,7 +304,7 @@ struct map_verify_stats {
 int map_verify_written(struct map_fs *fs, uint64_t from, const struct map_verify_opts *opts,
 		       struct map_verify_stats *stats, uint64_t *written);
 
-/* Read every byte of @ranges from the data device with O_DIRECT, bisecting a
+/* Read every byte of @ranges from the data device with O_DIRECT, splitting a
  * failed read down to the block size.  Returns 0 even when bad ranges were
  * found (they went to opts->bad); negative only when it could not run. */
 int map_verify_media(struct map_fs *fs, const struct map_range_list *ranges,

@@ -69,6 +69,15 @@ int map_path_hint(struct map_fs *fs, const char *root, uint64_t ino, uint32_t ge
 int map_getbmapx_each(int fd, bool attr_fork,
 		      int (*fn)(const struct getbmapx *ext, void *arg), void *arg);
 
+/* ---- read_parts.c: reads issued together (native AIO) ---- */
+#define MAP_READ_PARTS_MAX 32
+/* Read the @n parts (at most MAP_READ_PARTS_MAX, sorted, block aligned) of
+ * O_DIRECT descriptor @fd at once; @buf holds from parts[0].start to the
+ * last part's end.  0 with err[i] = 0 or the positive errno of part i's
+ * read, or -errno when the reads could not be issued or collected (the
+ * caller reads them one by one; err[] then says nothing). */
+int map_read_parts(int fd, char *buf, const struct map_range *parts, int n, int *err);
+
 /* ---- owners of bad blocks without rmapbt ---- */
 int map_bmap_index_locate(struct map_fs *fs, uint64_t start, uint64_t length,
 			  struct map_owner_list *out);

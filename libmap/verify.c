@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Verify media: read every written byte of the data device with O_DIRECT in
- * large reads, several in flight, and bisect failed reads down to the block
- * size to find the exact bad ranges.
+ * large reads, several in flight, and split failed reads (many parts read at
+ * once) down to the block size to find the exact bad ranges.
  *
  * Which bytes are in use comes from GETFSMAP.  With rmapbt and CAP_SYS_ADMIN
  * the kernel walks the reverse mapping btree and returns one record per
@@ -183,10 +183,11 @@ static bool is_media_error(int err)
 }
 
 /*
- * Hold back until the byte-rate limit allows @bytes more.  Bisection reads
- * (@wait false) are only counted: they are small, and making them queue
- * behind every other reader's large reads would stall the lowest unfinished
- * piece, and with it the checkpoint position, for a long time.
+ * Hold back until the byte-rate limit allows @bytes more.  Re-reads of a
+ * failed read's parts (@wait false) are only counted: they are small, and
+ * making them queue behind every other reader's large reads would stall the
+ * lowest unfinished piece, and with it the checkpoint position, for a long
+ * time.
  */
 static void throttle(struct verify *v, uint64_t bytes, bool wait)
 {
@@ -298,32 +299,77 @@ static void count_read(struct verify *v, uint64_t len, int err)
 	pthread_mutex_unlock(&v->lock);
 }
 
+/* Up to this many parts per split: a 1 MiB or 4 MiB read with one bad 4 KiB
+ * block is found in two splits (halving takes 8 or 10, two reads each, one
+ * after the other). */
+#define SPLIT_WAYS MAP_READ_PARTS_MAX
+
 /*
- * [start, start+len) failed as a whole: read its halves (block aligned) and
- * recurse into the ones that fail, down to single blocks.  Returns 0 or a
- * positive errno that is not a media error.
+ * Read the @n parts of [start, ...) into @buf (which holds from @start),
+ * each part's outcome in errs[].  Parts next to each other and issued
+ * together are merged by the block layer into one request, which fails as a
+ * whole (seen on scsi_debug): so every other part is read at once, then the
+ * rest.  Where they cannot be issued together (see map_read_parts) they are
+ * read one by one.
  */
-static int bisect(struct verify *v, void *buf, uint64_t start, uint64_t len, int err,
-		  struct bad_run *run)
+static void read_apart(struct verify *v, char *buf, uint64_t start, const struct map_range *parts,
+		       int n, int *errs)
+{
+	for (int first = 0; first < 2 && first < n; first++) {
+		struct map_range batch[SPLIT_WAYS / 2];
+		int berr[SPLIT_WAYS / 2], m = 0;
+		uint64_t bytes = 0;
+
+		for (int i = first; i < n; i += 2) {
+			batch[m++] = parts[i];
+			bytes += parts[i].length;
+		}
+		if (m == 0)
+			break;
+		if (map_read_parts(v->fd, buf + (batch[0].start - start), batch, m, berr) == 0)
+			throttle(v, bytes, false);
+		else
+			for (int k = 0; k < m; k++)
+				berr[k] = read_all(v, buf + (batch[k].start - start), batch[k].start,
+						   batch[k].length, false);
+		for (int k = 0; k < m; k++)
+			errs[first + 2 * k] = berr[k];
+	}
+}
+
+/*
+ * [start, start+len) failed as a whole: read it again as up to SPLIT_WAYS
+ * block-aligned parts (read_apart), and split each part that fails the same
+ * way, down to single blocks.  On a device where a read costs milliseconds
+ * whatever its size (and a failing one may cost seconds), the rounds are
+ * the cost, not the bytes.  @buf holds @len bytes.  Returns 0 or a positive
+ * errno that is not a media error.
+ */
+static int split_failed(struct verify *v, char *buf, uint64_t start, uint64_t len, int err,
+			struct bad_run *run)
 {
 	uint64_t bs = v->blocksize;
+	struct map_range parts[SPLIT_WAYS];
+	int errs[SPLIT_WAYS], n = 0;
 
 	if (len <= bs) {
 		note_bad(v, run, start, len, err);
 		return 0;
 	}
-	uint64_t half = (len / 2 + bs - 1) / bs * bs;
-	uint64_t parts[2][2] = { { start, half }, { start + half, len - half } };
+	uint64_t per = ((len + bs - 1) / bs + SPLIT_WAYS - 1) / SPLIT_WAYS * bs;
 
-	for (int i = 0; i < 2; i++) {
-		int e = read_all(v, buf, parts[i][0], parts[i][1], false);
-
-		count_read(v, parts[i][1], e);
-		if (e == 0)
+	for (uint64_t off = 0; off < len; off += per)
+		parts[n++] = (struct map_range){ start + off, len - off < per ? len - off : per };
+	read_apart(v, buf, start, parts, n, errs);
+	for (int i = 0; i < n; i++)
+		count_read(v, parts[i].length, errs[i]);
+	for (int i = 0; i < n; i++) {
+		if (errs[i] == 0)
 			continue;
-		if (!is_media_error(e))
-			return e;
-		e = bisect(v, buf, parts[i][0], parts[i][1], e, run);
+		if (!is_media_error(errs[i]))
+			return errs[i];
+		int e = split_failed(v, buf + (parts[i].start - start), parts[i].start,
+				     parts[i].length, errs[i], run);
 		if (e)
 			return e;
 	}
@@ -437,7 +483,7 @@ static void *reader(void *arg)
 		int err = read_all(v, buf, start, length, true);
 		count_read(v, length, err);
 		if (err && is_media_error(err))
-			err = bisect(v, buf, start, length, err, &run);
+			err = split_failed(v, buf, start, length, err, &run);
 		flush_bad(v, &run);
 
 		pthread_mutex_lock(&v->lock);
