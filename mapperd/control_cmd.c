@@ -165,6 +165,7 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 		map_json_obj(&j, "directory_index");
 		map_json_uint(&j, "ready", ps.dirindex.ready);
 		map_json_uint(&j, "building", ps.dirindex.building);
+		map_json_uint(&j, "unneeded", ps.dirindex.unneeded);
 		map_json_uint(&j, "directories", ps.dirindex.dirs);
 		map_json_uint(&j, "events_applied", ps.dirindex.events);
 		map_json_uint(&j, "uses", ps.dirindex.uses);

@@ -207,6 +207,8 @@ void md_dirwatch_get_stats(struct md_dirwatch *w, struct md_dirwatch_stats *out)
 		const struct slot *s = &w->slots[i];
 		struct map_dirindex_stats st;
 
+		if (s->used && s->unneeded)
+			out->unneeded++;
 		if (!s->used || !s->ix)
 			continue;
 		map_dirindex_get_stats(s->ix, &st);

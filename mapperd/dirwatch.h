@@ -19,6 +19,7 @@ struct md_dirwatch;
 /* Sums over the filesystems (status json "directory_index"). */
 struct md_dirwatch_stats {
 	uint64_t ready, building;	/* filesystems */
+	uint64_t unneeded;		/* filesystems named without an index */
 	uint64_t dirs, events, uses, retries, resets;
 };
 

@@ -124,17 +124,18 @@ static long long count_dirs(void)
 /* The directory index: built (classic) or not needed (modern). */
 static void check_dir_index(void)
 {
-	double t = mdt_mono();
+	double t = mdt_wait_dirindex(30);
 
-	while (!vt_modern() && mdt_status_number("\"ready\":") < 1 && mdt_mono() - t < 30)
-		mdt_sleep(0.1);
+	CHECK(t >= 0, "the directory index is neither ready nor unneeded after 30 s");
+	CHECK_INT(mdt_status_number("\"building\":"), 0);
 	if (vt_modern()) {
 		CHECK_INT(mdt_status_number("\"ready\":"), 0);
-		CHECK_INT(mdt_status_number("\"building\":"), 0);
+		CHECK_INT(mdt_status_number("\"unneeded\":"), 1);
 		return;
 	}
 	CHECK_INT(mdt_status_number("\"ready\":"), 1);
-	printf("directory index ready after %.2f s\n", mdt_mono() - t);
+	CHECK_INT(mdt_status_number("\"unneeded\":"), 0);
+	printf("directory index ready after %.2f s\n", t);
 	CHECK_INT(mdt_status_number("\"directories\":"), count_dirs());
 }
 

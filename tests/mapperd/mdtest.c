@@ -257,6 +257,18 @@ long long mdt_status_number(const char *key)
 	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
 }
 
+double mdt_wait_dirindex(double timeout)
+{
+	double t0 = mdt_mono();
+
+	do {
+		if (mdt_status_number("\"ready\":") + mdt_status_number("\"unneeded\":") >= 1)
+			return mdt_mono() - t0;
+		mdt_sleep(0.05);
+	} while (mdt_mono() - t0 < timeout);
+	return -1;
+}
+
 double mdt_wait_watched(const char *mountpoint, bool present, double timeout)
 {
 	static char reply[1 << 20];
@@ -305,28 +317,35 @@ static int on_finding(const struct map_finding *f, void *arg)
 	return 0;
 }
 
-static int scan_findings(struct find_ctx *c)
+/* Count the matching findings through @st, or a connection of its own
+ * when @st is NULL. */
+static int scan_findings(struct find_ctx *c, struct map_store *st)
 {
-	struct map_store *st;
+	struct map_store *own = NULL;
 
 	c->count = 0;
-	if (map_store_open(MDT_DB, MAP_STORE_READONLY, &st) != 0)
+	if (!st && map_store_open(MDT_DB, MAP_STORE_READONLY, &own) != 0)
 		return -1;
-	int rc = map_store_findings(st, 0, MAP_FIND_ALL, on_finding, c);
-	map_store_close(st);
+	int rc = map_store_findings(st ? st : own, 0, MAP_FIND_ALL, on_finding, c);
+	if (own)
+		map_store_close(own);
 	return rc ? -1 : c->count;
 }
 
 /*
  * Each commit writes the database's write-ahead log: look again when it
  * changes (so a latency is measured to within a scan of the table, not to
- * within a polling interval), and at least every 20 ms.
+ * within a polling interval), and at least every 20 ms.  One connection
+ * serves the whole wait (each query sees the latest commit): opening the
+ * database for every look cost milliseconds in the guest, which were
+ * counted as the daemon's.
  */
 double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), void *arg,
 			double since, double timeout, struct map_finding *out)
 {
 	struct find_ctx c = { match, arg, out, 0 };
 	int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	struct map_store *st = NULL;
 	double found = -1;
 
 	if (ifd >= 0 && inotify_add_watch(ifd, MDT_DIR, IN_MODIFY | IN_CREATE | IN_MOVED_TO) < 0) {
@@ -336,7 +355,9 @@ double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), v
 	if (out)
 		map_finding_init(out);
 	while (mdt_mono() - since < timeout) {
-		if (scan_findings(&c) > 0) {
+		if (!st && map_store_open(MDT_DB, MAP_STORE_READONLY, &st) != 0)
+			st = NULL;	/* not made yet: try again */
+		if (st && scan_findings(&c, st) > 0) {
 			found = mdt_mono() - since;
 			break;
 		}
@@ -354,6 +375,8 @@ double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), v
 	}
 	if (ifd >= 0)
 		close(ifd);
+	if (st)
+		map_store_close(st);
 	return found;
 }
 
@@ -361,7 +384,7 @@ int mdt_count_findings(bool (*match)(const struct map_finding *f, void *arg), vo
 {
 	struct find_ctx c = { match, arg, NULL, 0 };
 
-	return scan_findings(&c);
+	return scan_findings(&c, NULL);
 }
 
 static int count_event(const struct map_event *e, void *arg)

@@ -55,6 +55,10 @@ extern bool mdt_no_fanotify;
 double mdt_wait_watched(const char *mountpoint, bool present, double timeout);
 /* A number from "status json" ("\"received\":" etc.), -1 when absent. */
 long long mdt_status_number(const char *key);
+/* Wait until the watched filesystem (one) has its directory index ready or
+ * needs none (status directory_index.ready + unneeded >= 1).  Seconds
+ * waited, or -1 on timeout. */
+double mdt_wait_dirindex(double timeout);
 
 /* Wait for a stored finding that @match accepts; copies it into @out (paths
  * included, free with map_finding_clear).  Returns seconds waited from
