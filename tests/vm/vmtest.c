@@ -189,11 +189,22 @@ int vt_kernel_log_problems(void)
 	};
 	FILE *p = popen("dmesg", "r");
 	char line[1024];
-	int problems = 0;
+	int problems = 0, ignoring = 0;
 
 	if (!p)
 		return 1;
 	while (fgets(line, sizeof(line), p)) {
+		/* The scheduler's deadline bandwidth accounting warned once
+		 * in a CI run under TCG (sub_running_bw underflow, 18 s after
+		 * boot): not XFS, not ours.  That warning and its trace (at
+		 * most 80 lines) are shown but not counted. */
+		if (strstr(line, "WARNING:") && strstr(line, "kernel/sched/deadline.c"))
+			ignoring = 80;
+		if (ignoring > 0) {
+			fprintf(stderr, "kernel log (not counted: scheduler): %s", line);
+			ignoring = strstr(line, "---[ end trace") ? 0 : ignoring - 1;
+			continue;
+		}
 		for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
 			if (strstr(line, patterns[i])) {
 				fprintf(stderr, "kernel log: %s", line);
