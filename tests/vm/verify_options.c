@@ -115,6 +115,16 @@ static struct map_verify_stats verify(struct map_fs *fs, const struct map_range_
 	return st;
 }
 
+/* The filesystem's device, O_DIRECT, and an aligned buffer of @size. */
+static int open_direct(struct map_fs *fs, char **buf, size_t size)
+{
+	int fd = open(map_fs_info(fs)->device, O_RDONLY | O_DIRECT | O_CLOEXEC);
+
+	REQUIRE(fd >= 0 && posix_memalign((void **)buf, 4096, size) == 0, "open %s: %s",
+		map_fs_info(fs)->device, strerror(errno));
+	return fd;
+}
+
 static struct map_verify_stats verify_without_aio(struct map_fs *fs,
 						  const struct map_range_list *all,
 						  struct watch *w)
@@ -129,9 +139,7 @@ static struct map_verify_stats verify_without_aio(struct map_fs *fs,
 	REQUIRE(f && fscanf(f, "%ld", &old_max) == 1, "read aio-max-nr");
 	fclose(f);
 	vt_must("echo 0 > /proc/sys/fs/aio-max-nr");
-	fd = open(map_fs_info(fs)->device, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	REQUIRE(fd >= 0 && posix_memalign((void **)&buf, 4096, 4096) == 0, "open %s: %s",
-		map_fs_info(fs)->device, strerror(errno));
+	fd = open_direct(fs, &buf, 4096);
 	CHECK_INT(map_read_parts(fd, buf, &part, 1, &err), -EAGAIN);
 	close(fd);
 	free(buf);
@@ -147,9 +155,7 @@ static void check_read_parts(struct map_fs *fs, uint64_t lone, const struct map_
 	int err[4], fd;
 	char *buf = NULL;
 
-	fd = open(map_fs_info(fs)->device, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	REQUIRE(fd >= 0 && posix_memalign((void **)&buf, 4096, 4 * 4096) == 0, "open %s: %s",
-		map_fs_info(fs)->device, strerror(errno));
+	fd = open_direct(fs, &buf, 4 * 4096);
 	/* Four blocks around the lone bad one: the third fails. */
 	for (int i = 0; i < 4; i++)
 		parts[i] = (struct map_range){ lone - 2 * 4096 + (uint64_t)i * 4096, 4096 };
