@@ -123,5 +123,6 @@ int main(int argc, char **argv)
 	}
 	free(req);
 	free(costs);
+	map_fs_close(fs);
 	return 0;
 }
