@@ -100,7 +100,7 @@ static void wait_blocked(pid_t pid)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < 3000; i++) {	/* 30 s: a loaded CI machine */
 		const char *st = kt_read_str(path);
 		const char *paren = strrchr(st, ')');
 
