@@ -99,23 +99,6 @@ static pid_t start_remote_reader(pid_t target, uintptr_t where)
 	return pid;
 }
 
-/* The state letter of /proc/@pid/stat, after the ") " that ends the name. */
-static char task_state(pid_t pid)
-{
-	char path[64], buf[512];
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -169,7 +152,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < 50 && state != 'D'; i++) {
 		sleep_ms(100);
-		state = task_state(reader);
+		state = kt_task_state(reader);
 	}
 	CHECK(state == 'D', "the /proc/PID/mem reader is not waiting for the read (state %c)",
 	      state);

@@ -220,6 +220,23 @@ char *kt_checksums(const char *dir)
 	return out;
 }
 
+char kt_task_state(pid_t pid)
+{
+	char path[64], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	/* The name in parentheses may hold anything: the state follows the last ")". */
+	char *p = strrchr(buf, ')');
+
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
 void kt_write_str(const char *path, const char *value)
 {
 	int fd = open(path, O_WRONLY | O_TRUNC);

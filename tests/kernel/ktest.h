@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <xfs/xfs.h>
 
 /* Let mkfs.xfs 6.1 make filesystems below 300 MB (its fstests switch). */
@@ -49,6 +50,10 @@ uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino);
 
 /* "sha256  path" lines for every regular file below @dir, sorted, malloc'd. */
 char *kt_checksums(const char *dir);
+
+/* The state letter of task @pid (R, S, D, ...) from /proc/@pid/stat, '?' if
+ * it cannot be read. */
+char kt_task_state(pid_t pid);
 
 /* Echo @value into a sysfs/procfs/tracefs file; stops the test on failure. */
 void kt_write_str(const char *path, const char *value);

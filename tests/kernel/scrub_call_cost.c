@@ -37,7 +37,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "badblock.h"
@@ -58,13 +57,10 @@ struct obj {
 
 static struct obj dirs[DIRS], files[DIRS][FILES];
 
-/* Path, inode number and generation of folder @d (@f < 0) or its file @f. */
-static void record(struct obj *o, int d, int f)
+/* @path, its inode number and generation. */
+static void record(struct obj *o, const char *path)
 {
-	if (f < 0)
-		snprintf(o->path, sizeof(o->path), BB_MNT "/d%d", d);
-	else
-		snprintf(o->path, sizeof(o->path), BB_MNT "/d%d/f%02d", d, f);
+	snprintf(o->path, sizeof(o->path), "%s", path);
 	kt_ino_gen(o->path, &o->ino, &o->gen);
 }
 
@@ -97,35 +93,12 @@ static void expect_clean(const struct obj *o, uint32_t type, const char *what)
 /* Wait until @pid sleeps uninterruptibly (state D): it holds the lock. */
 static void wait_blocked(pid_t pid)
 {
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	for (int i = 0; i < 3000; i++) {	/* 30 s: a loaded CI machine */
-		const char *st = kt_read_str(path);
-		const char *paren = strrchr(st, ')');
-
-		if (paren && paren[1] == ' ' && paren[2] == 'D')
+		if (kt_task_state(pid) == 'D')
 			return;
 		usleep(10000);
 	}
 	REQUIRE(0, "process %d never blocked on the suspended device", (int)pid);
-}
-
-static void device_suspend(void)
-{
-	/* --nolockfs: a freeze would stop the blocked process before it took
-	 * the lock this test wants held. */
-	vt_must("dmsetup suspend --nolockfs %s", BB_DUST);
-}
-
-static void device_resume_and_reap(pid_t pid)
-{
-	int status;
-
-	vt_must("dmsetup resume %s", BB_DUST);
-	REQUIRE(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	      "the blocked process failed once the device was resumed (status 0x%x)", status);
 }
 
 /* One call while the other end is locked: deferred, INCOMPLETE, not CORRUPT. */
@@ -179,6 +152,48 @@ static void quiet_pass(void)
 	free(trace);
 }
 
+/*
+ * With the device suspended, a child runs @hold(@path), which takes an
+ * i_rwsem and then waits for a block that is not cached; @type on @o is
+ * checked while it waits (expect_deferred), then the device is resumed, the
+ * child must succeed, and a quiet pass must defer nothing again.
+ */
+static void held_lock_pass(int (*hold)(const char *path), const char *path,
+			   const struct obj *o, uint32_t type, const char *event)
+{
+	int status;
+
+	/* --nolockfs: a freeze would stop the child before it took the lock. */
+	vt_must("dmsetup suspend --nolockfs %s", BB_DUST);
+	pid_t pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(hold(path) == 0 ? 0 : 1);
+	wait_blocked(pid);
+	expect_deferred(o, type, event);
+	vt_must("dmsetup resume %s", BB_DUST);
+	REQUIRE(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "the blocked process failed once the device was resumed (status 0x%x)", status);
+	quiet_pass();
+}
+
+/* Create @path: the lookup holds its folder's i_rwsem. */
+static int create_name(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY, 0644);
+
+	return fd >= 0 && close(fd) == 0 ? 0 : -1;
+}
+
+/* Write one byte into the first block of @path: the write holds its i_rwsem. */
+static int write_byte(const char *path)
+{
+	int fd = open(path, O_WRONLY);
+
+	return fd >= 0 && pwrite(fd, "x", 1, 100) == 1 && close(fd) == 0 ? 0 : -1;
+}
+
 /* Function-call IPIs received so far, summed over every CPU. */
 static unsigned long long call_ipis(void)
 {
@@ -230,7 +245,7 @@ static void dirtree_pass(void)
 int main(int argc, char **argv)
 {
 	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
-	char path[128];
+	char path[sizeof(dirs[0].path)];
 
 	vt_require_vm();
 	REQUIRE(vt_modern(), "the deferred checks exist with parent pointers: modern profile");
@@ -239,11 +254,11 @@ int main(int argc, char **argv)
 	for (int d = 0; d < DIRS; d++) {
 		snprintf(path, sizeof(path), BB_MNT "/d%d", d);
 		REQUIRE(mkdir(path, 0755) == 0, "mkdir %s: %s", path, strerror(errno));
-		record(&dirs[d], d, -1);
+		record(&dirs[d], path);
 		for (int f = 0; f < FILES; f++) {
 			snprintf(path, sizeof(path), BB_MNT "/d%d/f%02d", d, f);
 			kt_write_file(path, 4096, (unsigned int)(d * FILES + f), false);
-			record(&files[d][f], d, f);
+			record(&files[d][f], path);
 		}
 	}
 	/* A file with two parents. */
@@ -270,18 +285,8 @@ int main(int argc, char **argv)
 	REQUIRE(stat(dir->path, &st) == 0, "stat %s: %s", dir->path, strerror(errno));
 	REQUIRE(scrub(file, XFS_SCRUB_TYPE_INODE, &oflags) == 0 && oflags == 0,
 		"INODE scrub of %s", file->path);
-	device_suspend();
-	pid_t pid = fork();
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int fd = open(BB_MNT "/d3/new", O_CREAT | O_WRONLY, 0644);
-
-		_exit(fd >= 0 && close(fd) == 0 ? 0 : 1);
-	}
-	wait_blocked(pid);
-	expect_deferred(file, XFS_SCRUB_TYPE_PARENT, "xchk_parent_defer");
-	device_resume_and_reap(pid);
-	quiet_pass();
+	held_lock_pass(create_name, BB_MNT "/d3/new", file, XFS_SCRUB_TYPE_PARENT,
+		       "xchk_parent_defer");
 
 	/*
 	 * A file held: the folder's blocks are cached by a DIRECTORY scrub,
@@ -292,18 +297,7 @@ int main(int argc, char **argv)
 	kt_mount(BB_DEV, BB_MNT, NULL);
 	file = &files[3][7];
 	expect_clean(dir, XFS_SCRUB_TYPE_DIR, "before the write");
-	device_suspend();
-	pid = fork();
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int fd = open(file->path, O_WRONLY);
-
-		_exit(fd >= 0 && pwrite(fd, "x", 1, 100) == 1 && close(fd) == 0 ? 0 : 1);
-	}
-	wait_blocked(pid);
-	expect_deferred(dir, XFS_SCRUB_TYPE_DIR, "xchk_dir_defer");
-	device_resume_and_reap(pid);
-	quiet_pass();
+	held_lock_pass(write_byte, file->path, dir, XFS_SCRUB_TYPE_DIR, "xchk_dir_defer");
 
 	dirtree_pass();
 
