@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Scan: the whole pipeline for one filesystem, recorded in the store with
- * checkpoints.  Metadata first (the kernel's scrub of every object), then
- * media (every written byte read), each bad range mapped to its owners and
- * their paths before the checkpoint that moves past it is saved, so an
- * interrupted scan resumes without losing or repeating anything.
+ * checkpoints.  Metadata (the kernel's scrub of every object) and media
+ * (every written byte read) run side by side: the scrub is CPU work in the
+ * kernel, the reads are I/O at low priority, and one waiting on the other
+ * would add their times.  Each bad range is mapped to its owners and their
+ * paths before the checkpoint that moves past it is saved, so an interrupted
+ * scan resumes without losing or repeating anything.  Findings that no longer
+ * show are resolved only once both have covered the whole filesystem.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,16 +36,28 @@ struct scan {
 	struct map_scan_row row;
 	double t0;			/* this run's start */
 	double seconds_before;		/* time spent by earlier runs */
-	double last_checkpoint;
-	volatile int stop;		/* 1 cancelled, 2 unmounted */
-	int error;			/* first store error during media */
+	/*
+	 * The metadata walk and the media readers share the store, the row,
+	 * the result and the caller's callbacks: @lock covers all of them.
+	 * Taken inside the scrubber's and the verifier's own callback locks,
+	 * never around them.
+	 */
+	pthread_mutex_t lock;
+	volatile int stop;		/* media: 1 cancelled, 2 unmounted */
+	int error;			/* first store error */
+	int media_rc;			/* media's result, once it has stopped */
+	bool media_beside;		/* media runs beside the metadata walk */
+	bool metadata_done;		/* media progress goes to the caller
+					 * only then: one phase at a time */
 	bool in_txn;			/* a write transaction is open */
 	/* metadata phase */
+	double meta_commit_at;
 	uint64_t *scrub_inos;		/* inode-scoped findings, for paths */
 	int64_t *scrub_ids;		/*   and their finding ids */
 	size_t nscrub_inos;
 	/* media phase: bad ranges not yet recorded */
 	struct map_range_list pending;
+	double last_checkpoint;
 	uint64_t bad_ranges;
 	uint64_t done_before;		/* bytes verified by earlier runs */
 };
@@ -235,11 +251,13 @@ static bool scrub_is_damage(const struct map_scrub_result *r)
 	return r->oflags & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT);
 }
 
-static int on_scrub(const struct map_scrub_result *r, void *arg)
+static int on_scrub_locked(struct scan *s, const struct map_scrub_result *r)
 {
-	struct scan *s = arg;
 	int rc = 0;
 
+	/* Media stopped on an error, or the filesystem went away: stop too. */
+	if (s->media_rc && s->media_rc != -MAP_ECANCELED)
+		return s->media_rc;
 	s->row.objects++;
 	if (scrub_is_damage(r)) {
 		struct map_finding f;
@@ -265,21 +283,36 @@ static int on_scrub(const struct map_scrub_result *r, void *arg)
 	/* Progress is saved now and then; what was found is committed within
 	 * TXN_MAX_SECS. */
 	double t = now_s();
-	if (rc == 0 && t - s->last_checkpoint >= TXN_MAX_SECS) {
-		s->last_checkpoint = t;
+	if (rc == 0 && t - s->meta_commit_at >= TXN_MAX_SECS) {
+		s->meta_commit_at = t;
 		save_row(s);
 		rc = s->error ? s->error : txn_commit(s);
 	}
 	return rc;
 }
 
+static int on_scrub(const struct map_scrub_result *r, void *arg)
+{
+	struct scan *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	int rc = on_scrub_locked(s, r);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/* Bad ranges the media readers found so far are shown with the metadata's
+ * progress while both run. */
 static void on_scrub_progress(uint64_t done, uint64_t total, void *arg)
 {
 	struct scan *s = arg;
-	struct map_scan_progress p = { "metadata", done, total, 0, now_s() - s->t0 };
+
+	pthread_mutex_lock(&s->lock);
+	struct map_scan_progress p = { "metadata", done, total, s->bad_ranges, now_s() - s->t0 };
 
 	if (s->opts->progress)
 		s->opts->progress(&p, s->opts->arg);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* Give the inode-scoped scrub findings their paths. */
@@ -315,8 +348,9 @@ static int metadata_phase(struct scan *s)
 	int rc, resolved = 0;
 
 	s->row.objects = 0;
-	s->last_checkpoint = now_s();
+	s->meta_commit_at = now_s();
 	rc = map_scrub_fs(s->fs, &so, on_scrub, s, &s->res->scrub);
+	pthread_mutex_lock(&s->lock);
 	if (rc == 0)
 		rc = txn_commit(s);
 	if (rc == 0)
@@ -337,6 +371,8 @@ static int metadata_phase(struct scan *s)
 	}
 	if (rc)
 		txn_rollback(s);
+	s->metadata_done = true;
+	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
@@ -354,14 +390,14 @@ static void on_bad(uint64_t start, uint64_t length, int error, void *arg)
 
 /* The verifier runs this and on_bad under one lock of its own, so bad ranges
  * and checkpoints never race, while the other readers go on reading. */
-static void on_media_progress(uint64_t done, uint64_t total, uint64_t position, void *arg)
+static void on_media_progress_locked(struct scan *s, uint64_t done, uint64_t total,
+				     uint64_t position)
 {
-	struct scan *s = arg;
 	double t = now_s();
 	struct map_scan_progress p = { "media", s->done_before + done,
 				       s->done_before + total, s->bad_ranges, t - s->t0 };
 
-	if (s->opts->progress)
+	if (s->opts->progress && (s->metadata_done || !s->media_beside))
 		s->opts->progress(&p, s->opts->arg);
 	if (!s->stop && map_cancelled(s->opts->cancel))
 		s->stop = 1;
@@ -394,7 +430,18 @@ static void on_media_progress(uint64_t done, uint64_t total, uint64_t position, 
 	}
 }
 
-static int media_phase(struct scan *s)
+static void on_media_progress(uint64_t done, uint64_t total, uint64_t position, void *arg)
+{
+	struct scan *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	on_media_progress_locked(s, done, total, position);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Read every written byte from the checkpoint on; bad ranges are recorded at
+ * each checkpoint (on_media_progress). */
+static int media_verify(struct scan *s)
 {
 	struct map_verify_opts vo = {
 		.io_size = s->opts->io_size,
@@ -407,25 +454,42 @@ static int media_phase(struct scan *s)
 		.cancel = &s->stop,
 		.arg = s,
 	};
-	uint64_t written = 0;
-	int rc, resolved = 0;
+	uint64_t written = 0, from;
+	int rc;
 
-	if (s->row.media_position) {
-		s->res->resumed_at = s->row.media_position;
+	pthread_mutex_lock(&s->lock);
+	from = s->row.media_position;
+	if (from) {
+		s->res->resumed_at = from;
 		s->done_before = s->row.media_done;	/* what earlier runs verified */
 	}
 	s->last_checkpoint = now_s();
-	rc = map_verify_written(s->fs, s->row.media_position, &vo, &s->res->verify, &written);
+	pthread_mutex_unlock(&s->lock);
+	rc = map_verify_written(s->fs, from, &vo, &s->res->verify, &written);
+	pthread_mutex_lock(&s->lock);
 	s->row.media_total = written;
 	if (s->error)
-		return s->error;
-	if (rc == -MAP_ECANCELED && s->stop == 2)
-		return -MAP_EUNMOUNTED;
-	if (rc)
-		return rc;
+		rc = s->error;
+	else if (rc == -MAP_ECANCELED && s->stop == 2)
+		rc = -MAP_EUNMOUNTED;
+	s->media_rc = rc;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
 
-	/* Every written byte has been read (over one or more runs), and every
-	 * object scrubbed if this scan checks metadata (its phase came first). */
+static void *media_thread(void *arg)
+{
+	media_verify(arg);
+	return NULL;
+}
+
+/* Every written byte has been read (over one or more runs), and every object
+ * scrubbed if this scan checks metadata: what neither saw again is resolved. */
+static int media_finish(struct scan *s)
+{
+	uint64_t written = s->row.media_total;
+	int rc, resolved = 0;
+
 	rc = txn_begin(s);
 	if (rc == 0)
 		rc = map_store_resolve_unseen(s->st, s->res->fs_id, s->row.id,
@@ -522,14 +586,35 @@ int map_scan(struct map_store *st, struct map_fs *fs, const struct map_scan_opts
 	lock = map_scan_lock(st, info->uuid, holder_pid);
 	if (lock < 0)
 		return lock;
+	pthread_mutex_init(&s.lock, NULL);
 	rc = start_or_resume(&s, do_metadata, do_media);
 	if (rc)
 		goto out;
 
-	if (do_metadata && strcmp(s.row.phase, "metadata") == 0)
+	bool media_read = false;
+	pthread_t media;
+
+	if (do_metadata && strcmp(s.row.phase, "metadata") == 0) {
+		/* Set before the thread starts: its progress reports read it. */
+		s.media_beside = do_media;
+		if (do_media && pthread_create(&media, NULL, media_thread, &s) != 0)
+			s.media_beside = false;	/* then media after metadata */
 		rc = metadata_phase(&s);
-	if (rc == 0 && do_media && strcmp(s.row.phase, "media") == 0)
-		rc = media_phase(&s);
+		if (s.media_beside) {
+			if (rc)
+				s.stop = 1;	/* at the media's next checkpoint */
+			pthread_join(media, NULL);
+			if (rc == 0)
+				rc = s.media_rc;
+			media_read = true;
+		}
+	}
+	if (rc == 0 && do_media && strcmp(s.row.phase, "media") == 0) {
+		if (!media_read)
+			rc = media_verify(&s);
+		if (rc == 0)
+			rc = media_finish(&s);
+	}
 
 	if (rc == 0) {
 		snprintf(s.row.state, sizeof(s.row.state), "complete");
@@ -562,5 +647,6 @@ out:
 	free(s.scrub_inos);
 	free(s.scrub_ids);
 	close(lock);
+	pthread_mutex_destroy(&s.lock);
 	return rc;
 }
