@@ -186,6 +186,8 @@ static void check_data_owner(const struct located *l, const char *rel, uint64_t 
 
 struct scrubbed {
 	uint64_t results, inodes_seen, bad, last_type, dirtrees, parents;
+	uint64_t nlinks, inodes_at_nlinks;	/* nlinks results; inodes before it */
+	uint64_t ag_after_inode;		/* AG results after an inode's */
 	bool inobt_bad, dir_bad, healthy_last;
 	uint32_t inobt_ag;
 	uint64_t dir_ino;
@@ -208,6 +210,12 @@ static int on_scrub(const struct map_scrub_result *r, void *arg)
 	s->last_type = r->type;
 	if (r->type == XFS_SCRUB_TYPE_INODE)
 		s->inodes_seen++;
+	if (r->type == XFS_SCRUB_TYPE_NLINKS) {
+		s->nlinks++;
+		s->inodes_at_nlinks = s->inodes_seen;
+	}
+	if (map_scrub_type(r->type)->scope == MAP_SCOPE_AG && s->inodes_seen)
+		s->ag_after_inode++;
 	if (r->type == XFS_SCRUB_TYPE_DIRTREE && !r->error)
 		s->dirtrees++;
 	if (r->type == XFS_SCRUB_TYPE_PARENT && !r->error)
@@ -331,6 +339,12 @@ int main(int argc, char **argv)
 		CHECK(ss.vectored, "the 6.12 kernel has vectored scrub");
 		CHECK(sc.inodes_seen >= 2700, "%llu inodes scrubbed", (unsigned long long)sc.inodes_seen);
 		CHECK_INT(sc.last_type, XFS_SCRUB_TYPE_HEALTHY);
+		/* Every AG's own metadata first; the link count walk beside the
+		 * inode checks, not after them. */
+		CHECK_INT(sc.ag_after_inode, 0);
+		CHECK_INT(sc.nlinks, 1);
+		CHECK(sc.inodes_at_nlinks < sc.inodes_seen, "nlinks came after %llu of %llu inodes",
+		      (unsigned long long)sc.inodes_at_nlinks, (unsigned long long)sc.inodes_seen);
 		/* Parent pointers: every directory's place in the tree and every
 		 * file's parents are checked; without them only directories' "..". */
 		printf("clean scrub: %llu dirtree, %llu parent results\n",
