@@ -591,7 +591,6 @@ int map_scan(struct map_store *st, struct map_fs *fs, const struct map_scan_opts
 	if (rc)
 		goto out;
 
-	bool media_read = false;
 	pthread_t media;
 
 	if (do_metadata && strcmp(s.row.phase, "metadata") == 0) {
@@ -606,11 +605,10 @@ int map_scan(struct map_store *st, struct map_fs *fs, const struct map_scan_opts
 			pthread_join(media, NULL);
 			if (rc == 0)
 				rc = s.media_rc;
-			media_read = true;
 		}
 	}
 	if (rc == 0 && do_media && strcmp(s.row.phase, "media") == 0) {
-		if (!media_read)
+		if (!s.media_beside)	/* not read beside the metadata yet */
 			rc = media_verify(&s);
 		if (rc == 0)
 			rc = media_finish(&s);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vmtest.h"
@@ -178,6 +179,14 @@ const char *vt_out(const char *fmt, ...)
 	while (len > 0 && buf[len - 1] == '\n')
 		buf[--len] = '\0';
 	return buf;
+}
+
+double vt_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int vt_kernel_log_problems(void)
