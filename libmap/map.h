@@ -261,7 +261,7 @@ int map_written_ranges(struct map_fs *fs, struct map_range_list *out);
 
 struct map_verify_opts {
 	uint32_t io_size;		/* bytes per read (default 4 MiB) */
-	uint32_t inflight;		/* reads in flight (default 4, at least 2) */
+	uint32_t inflight;		/* reads in flight (default 2, at least 2) */
 	/* map_verify_written: read written space only, as the reverse mapping
 	 * btree tells it (one record per extent: CPU heavy with many files),
 	 * instead of all allocated space (the free space btree: cheap; bad
