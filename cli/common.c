@@ -65,8 +65,11 @@ int open_store(const struct ctl *ctl, bool write, struct map_store **st)
 {
 	int rc = map_store_open(ctl->db_path, write ? 0 : MAP_STORE_READONLY, st);
 
-	if (rc == 0)
-		return 0;
+	return rc ? store_open_failed(ctl, write, rc) : 0;
+}
+
+int store_open_failed(const struct ctl *ctl, bool write, int rc)
+{
 	if (rc == -ENOENT && !write)
 		return fail(ctl, 0, "no database at %s yet: run 'mapctl scan' as root first "
 			    "(or give --db)", ctl->db_path);

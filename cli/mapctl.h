@@ -49,6 +49,8 @@ int need_root(const struct ctl *ctl, const char *why);
 /* Open the store (read-only for listings); clear messages for the usual
  * problems.  Returns 0 or EXIT_ERROR after saying why. */
 int open_store(const struct ctl *ctl, bool write, struct map_store **st);
+/* Say why map_store_open of ctl->db_path failed with @rc; EXIT_ERROR. */
+int store_open_failed(const struct ctl *ctl, bool write, int rc);
 /* Open the XFS filesystem holding @path. */
 int open_fs(const struct ctl *ctl, const char *path, struct map_fs **fs);
 /* The stored filesystem holding @path (it must be mounted), or all when
