@@ -303,6 +303,11 @@ int main(int argc, char **argv)
 	cli = o;
 	apply_overrides(&d->cfg);
 	if (o.check) {
+		if (config_check(&d->cfg, err, sizeof(err))) {
+			fprintf(stderr, "mapperd: %s\n", err);
+			config_free(&d->cfg);
+			return EXIT_ERROR;
+		}
 		config_print(&d->cfg, stdout);
 		config_free(&d->cfg);
 		return 0;
