@@ -49,6 +49,9 @@ struct running {
 	/* result, read after the join */
 	int rc, holder;
 	struct map_scan_result res;
+	/* The scan's new findings for the hooks: map_scan calls on_found from
+	 * the media readers' threads, one at a time (under its own lock). */
+	struct md_notification *batch;
 };
 
 struct md_sched {
@@ -80,6 +83,7 @@ static void on_found(const struct map_finding *f, bool is_new, void *arg)
 	struct running *r = arg;
 
 	md_log_finding(r->job.uuid, r->mountpoint, f, is_new, "scan");
+	md_notify_batch_add(r->batch, f, is_new);
 }
 
 static void *scan_thread(void *arg)
@@ -96,11 +100,12 @@ static void *scan_thread(void *arg)
 	if (rc == 0 && strcmp(map_fs_info(fs)->uuid, r->job.uuid) != 0)
 		rc = -MAP_EUNMOUNTED;
 	if (rc == 0) {
-		md_notify_batch_begin(r->job.uuid, r->mountpoint);
+		r->batch = md_notify_batch_new(r->job.uuid, r->mountpoint);
 		rc = map_scan(st, fs, &r->opts, &r->res, &r->holder);
 		/* Findings a scan stored are news even when it stopped early. */
-		md_notify_batch_end(r->job.uuid, r->mountpoint, r->res.new_findings,
-				    rc == 0 ? r->res.open : -1);
+		md_notify_batch_post(r->batch, r->job.uuid, r->mountpoint, r->res.new_findings,
+				     rc == 0 ? r->res.open : -1);
+		r->batch = NULL;
 		if (rc == 0 && r->res.open > 0)
 			md_notify_post(MD_NOTIFY_SCAN_DONE, r->job.uuid, r->mountpoint,
 				       r->res.new_findings, r->res.open);
