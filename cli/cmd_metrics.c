@@ -20,9 +20,10 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	const char *output = NULL;
 	int c, rc;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
 		if (c != 'o')
-			return fail(ctl, 0, "see '%s --help'", ctl->prog);
+			return option_error(ctl, argv, "o:", longopts);
 		output = optarg;
 	}
 	if (optind < argc)

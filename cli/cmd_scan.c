@@ -199,8 +199,8 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 		printf("\n  %d new, %d seen again, %d resolved; %d open\n", res.new_findings,
 		       res.seen_findings, res.resolved, res.open);
 		if (res.open)
-			printf("  see 'mapctl files %s' and 'mapctl status %s'\n",
-			       shown(info->mountpoint), shown(info->mountpoint));
+			printf("  see: mapctl files %s; mapctl status %s\n",
+			       shell_word(info->mountpoint), shell_word(info->mountpoint));
 	}
 	if (rc == -MAP_ECANCELED) {
 		fail(ctl, 0, "%s: interrupted; progress is saved: run the same command to resume",
@@ -240,6 +240,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	int c, rc, worst = EXIT_CLEAN;
 	uint64_t v;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': opts.metadata = true; break;
@@ -268,7 +269,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			opts.io_size = (uint32_t)v;
 			break;
 		default:
-			return fail(ctl, 0, "see 'mapctl scan --help'");
+			return option_error(ctl, argv, "", longopts);
 		}
 	}
 	if (optind >= argc)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* mapctl: helpers shared by the sub-commands. */
 #include <errno.h>
+#include <getopt.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -34,6 +35,46 @@ void warn_msg(const struct ctl *ctl, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int option_error(const struct ctl *ctl, char *const *argv, const char *shortopts,
+		 const struct option *longopts)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	if (arg[0] == '-' && arg[1] == '-') {
+		size_t n = strcspn(arg + 2, "=");
+		const struct option *hit = NULL;
+		int prefixes = 0;
+
+		/* getopt_long takes a unique abbreviation too. */
+		for (const struct option *o = longopts; o && o->name; o++) {
+			if (strncmp(o->name, arg + 2, n) != 0 || strlen(o->name) < n)
+				continue;
+			if (strlen(o->name) == n) {
+				hit = o;
+				prefixes = 1;
+				break;
+			}
+			hit = o;
+			prefixes++;
+		}
+		const char *given = arg[2 + n] == '=' ? strndupa(arg, 2 + n) : arg;
+		if (prefixes > 1)
+			return fail(ctl, 0, "option '%s' is ambiguous (see '%s --help')", shown(given),
+				    ctl->prog);
+		if (hit)
+			return fail(ctl, 0, "option '--%s' %s (see '%s --help')", hit->name,
+				    hit->has_arg == no_argument ? "takes no value" : "needs a value",
+				    ctl->prog);
+		return fail(ctl, 0, "unknown option '%s' (see '%s --help')", shown(given), ctl->prog);
+	}
+	if (optopt > 0 && optopt < 128 && optopt != ':' && strchr(shortopts, optopt))
+		return fail(ctl, 0, "option '-%c' needs a value (see '%s --help')", optopt,
+			    ctl->prog);
+	if (optopt > 32 && optopt < 127)
+		return fail(ctl, 0, "unknown option '-%c' (see '%s --help')", optopt, ctl->prog);
+	return fail(ctl, 0, "unknown option '%s' (see '%s --help')", shown(arg), ctl->prog);
 }
 
 bool want_help(int argc, char **argv)
@@ -206,6 +247,19 @@ const char *shown(const char *s)
 	char *esc = map_escape_text(s);
 
 	snprintf(slot, SHOWN_MAX, "%s", esc ? esc : "?");
+	free(esc);
+	return slot;
+}
+
+/* The same slots for a word of a command line to paste (map_escape_shell). */
+const char *shell_word(const char *s)
+{
+	static char buf[SHOWN_SLOTS][SHOWN_MAX + 8];
+	static unsigned int next;
+	char *slot = buf[next++ % SHOWN_SLOTS];
+	char *esc = map_escape_shell(s);
+
+	snprintf(slot, sizeof(buf[0]), "%s", esc ? esc : "?");
 	free(esc);
 	return slot;
 }

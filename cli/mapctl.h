@@ -85,6 +85,18 @@ const char *human_time(int64_t t, char *buf, size_t len);
 /* @s escaped for people (map_escape_text) in a static buffer that stays
  * valid for the next three calls: for printf arguments. */
 const char *shown(const char *s);
+/* @s as one word of a command line in a hint, quoted for a shell so that
+ * it can be pasted (map_escape_shell); the same slots' rule as shown(). */
+const char *shell_word(const char *s);
+/*
+ * getopt_long's error in one line: "mapctl CMD: unknown option '--x' (see
+ * 'mapctl CMD --help')", or that an option needs or takes no value.  The
+ * command sets opterr = 0 before its loop so getopt says nothing itself,
+ * and calls this for '?'.  EXIT_ERROR.
+ */
+struct option;
+int option_error(const struct ctl *ctl, char *const *argv, const char *shortopts,
+		 const struct option *longopts);
 /* Print a path for people (escaped) or exactly. */
 void print_path_text(FILE *out, const char *mountpoint, const char *rel);
 

@@ -862,6 +862,11 @@ const char *map_duration_str(int64_t ms, char *buf, size_t len);
 /* Path text for humans: control characters and invalid UTF-8 as \xNN, backslash
  * as \\.  Caller frees. */
 char *map_escape_text(const char *s);
+/* @s as one word for a shell, for a command line someone may paste: as it is
+ * when only [A-Za-z0-9_@%+=:,./-]; else in '...'; with control characters
+ * (those map_escape_text escapes) or invalid UTF-8, $'...' with \xNN.
+ * Caller frees. */
+char *map_escape_shell(const char *s);
 /* Whole path of @rel (stored relative to the mount root; "" is the root)
  * under @mountpoint; caller frees, NULL without memory. */
 char *map_join_path(const char *mountpoint, const char *rel);
