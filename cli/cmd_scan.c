@@ -206,6 +206,11 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 		fail(ctl, 0, "%s: interrupted; progress is saved: run the same command to resume",
 		     shown(info->mountpoint));
 		*worst = EXIT_ERROR;
+	} else if (rc && map_store_error(rc)) {
+		/* Not the filesystem's error: the database's (a full disk). */
+		fail(ctl, 0, "%s: scan stopped: cannot write the database: %s",
+		     shown(info->mountpoint), map_store_error(rc));
+		*worst = EXIT_ERROR;
 	} else if (rc) {
 		fail(ctl, rc, "%s", shown(info->mountpoint));
 		*worst = EXIT_ERROR;

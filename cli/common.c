@@ -20,8 +20,11 @@ int fail(const struct ctl *ctl, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+	/* An error of the database says which of its files and keeps SQLite's
+	 * words (map_store_error), rather than one errno's. */
 	if (err)
-		fprintf(stderr, ": %s", map_strerror(err));
+		fprintf(stderr, ": %s", map_store_error(err) ? map_store_error(err) :
+					  map_strerror(err));
 	fputc('\n', stderr);
 	return EXIT_ERROR;
 }
@@ -111,6 +114,11 @@ int open_store(const struct ctl *ctl, bool write, struct map_store **st)
 
 int store_open_failed(const struct ctl *ctl, bool write, int rc)
 {
+	const char *why = map_store_error(rc);
+
+	/* SQLite failed on one of the database's files: which, and why. */
+	if (why)
+		return fail(ctl, 0, "cannot %s the database: %s", write ? "write" : "read", why);
 	if (rc == -ENOENT && !write)
 		return fail(ctl, 0, "no database at %s yet: run 'mapctl scan' as root first "
 			    "(or give --db)", ctl->db_path);

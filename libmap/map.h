@@ -524,6 +524,15 @@ const char *map_store_default_path(void);
  * until something that may write opens it.
  */
 int map_store_open(const char *path, unsigned int flags, struct map_store **out);
+/*
+ * Why the last store call of this thread that failed with @rc failed, in
+ * words: which file (the database, its -wal or -shm, or the folder that
+ * should hold them), the system's reason and SQLite's own message, e.g.
+ * "/var/lib/mapper/mapper.db-shm: Permission denied (SQLite: unable to open
+ * database file)".  NULL when the last failure returned another code (the
+ * caller's error then came from elsewhere, a filesystem).
+ */
+const char *map_store_error(int rc);
 const char *map_store_path(const struct map_store *st);
 void map_store_close(struct map_store *st);
 int map_store_version(struct map_store *st);

@@ -184,7 +184,7 @@ static int finding_update(struct map_store *st, int64_t scan_id, struct map_find
 		rc = sqlite3_step(stmt);
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : db_err(rc);
+	return rc == SQLITE_DONE ? 0 : st_err(st, rc);
 }
 
 static int finding_insert(struct map_store *st, int64_t scan_id, struct map_finding *f,
@@ -258,7 +258,7 @@ int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_f
 	}
 	done(st, stmt);
 	if (!exists && rc != SQLITE_DONE)
-		return db_err(rc);
+		return st_err(st, rc);
 	if (is_new)
 		*is_new = !exists;
 
@@ -311,7 +311,7 @@ int map_store_finding_evidence(struct map_store *st, int64_t finding_id,
 			break;
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? st_err(st, rc) : rc);
 }
 
 #define FINDING_COLUMNS "id, fs_id, source, kind, physical, length, ino, gen, mode, fork, " \
@@ -377,7 +377,7 @@ static int finding_from_row(struct map_store *st, sqlite3_stmt *stmt, struct map
 		f->paths[f->npaths++] = path;
 	}
 	done(st, ps);
-	return rc == SQLITE_DONE ? 0 : db_err(rc);
+	return rc == SQLITE_DONE ? 0 : st_err(st, rc);
 }
 
 int map_store_findings(struct map_store *st, int64_t fs_id, unsigned int filter,
@@ -406,7 +406,7 @@ int map_store_findings(struct map_store *st, int64_t fs_id, unsigned int filter,
 			break;
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? st_err(st, rc) : rc);
 }
 
 int map_store_finding_get(struct map_store *st, int64_t id, struct map_finding *out)
@@ -421,7 +421,7 @@ int map_store_finding_get(struct map_store *st, int64_t id, struct map_finding *
 	if (rc == SQLITE_ROW)
 		rc = finding_from_row(st, stmt, out);
 	else
-		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+		rc = rc == SQLITE_DONE ? -ENOENT : st_err(st, rc);
 	done(st, stmt);
 	return rc;
 }
@@ -499,6 +499,6 @@ int map_store_count(struct map_store *st, int64_t fs_id, int counts[MAP_STATE_NR
 			counts[s] = sqlite3_column_int(stmt, 1);
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : db_err(rc);
+	return rc == SQLITE_DONE ? 0 : st_err(st, rc);
 }
 

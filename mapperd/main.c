@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 	rc = map_store_open(d->db_path, 0, &d->st);
 	if (rc) {
 		fprintf(stderr, "mapperd: cannot open the database %s: %s\n", d->db_path,
-			map_strerror(rc));
+			map_store_error(rc) ? map_store_error(rc) : map_strerror(rc));
 		goto fail;
 	}
 	md_db_init(d);

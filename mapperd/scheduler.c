@@ -48,6 +48,7 @@ struct running {
 	char phase[16];
 	/* result, read after the join */
 	int rc, holder;
+	char why[512];			/* a database error in words (map_store_error) */
 	struct map_scan_result res;
 	/* The scan's new findings for the hooks: map_scan calls on_found from
 	 * the media readers' threads, one at a time (under its own lock). */
@@ -110,6 +111,9 @@ static void *scan_thread(void *arg)
 			md_notify_post(MD_NOTIFY_SCAN_DONE, r->job.uuid, r->mountpoint,
 				       r->res.new_findings, r->res.open);
 	}
+	/* Said by the main thread: the words are this thread's to take. */
+	if (rc && map_store_error(rc))
+		snprintf(r->why, sizeof(r->why), "the database: %.480s", map_store_error(rc));
 	map_fs_close(fs);
 	map_store_close(st);
 	r->rc = rc;
@@ -436,7 +440,7 @@ static void finish(struct md_daemon *d)
 		};
 
 		log_ctx_msg(LOG_ERR, &lc, "%s %s: %s scan failed: %s", r->job.uuid, mnt, kind,
-			    map_strerror(r->rc));
+			    r->why[0] ? r->why : map_strerror(r->rc));
 		/* Not again right away: the next regular time. */
 		if (fs && r->job.scheduled) {
 			if (r->job.media && d->cfg.media_interval)

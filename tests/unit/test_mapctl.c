@@ -380,6 +380,61 @@ static void test_history(void)
 	}
 }
 
+/* Run mapctl as nobody (no groups) with @args. */
+static struct sf_result *run_as_nobody(const char *args)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "setpriv --reuid=65534 --regid=65534 --clear-groups %s", mapctl);
+	return sf_run_mapctl(cmd, dir, NULL, args);
+}
+
+/* Issue 36: a database a reader may read, whose -shm or -wal it may not (or
+ * whose -shm it cannot make): the error names that file and why, and keeps
+ * SQLite's own words; it said "no database ... yet" or "Read-only file
+ * system" although the database is there. */
+static void test_db_file_errors(void)
+{
+	char sub[128], db[160], wal[168], shm[168], args[256];
+	struct map_store *st = NULL;
+
+	snprintf(sub, sizeof(sub), "%s/shared", dir);
+	REQUIRE(chmod(dir, 0755) == 0 && mkdir(sub, 0755) == 0, "folders");
+	snprintf(db, sizeof(db), "%s/mapper.db", sub);
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	snprintf(shm, sizeof(shm), "%s-shm", db);
+	REQUIRE(map_store_open(db, 0, &st) == 0, "open");
+	add_fs(st, "/srv/shared", "", "", "");
+	map_store_close(st);	/* -wal and -shm stay (SQLITE_FCNTL_PERSIST_WAL) */
+	snprintf(args, sizeof(args), "--db %s status", db);
+
+	REQUIRE(chmod(db, 0644) == 0 && chmod(wal, 0644) == 0 && chmod(shm, 0600) == 0, "modes");
+	struct sf_result *r = run_as_nobody(args);
+	CHECK_INT(r->rc, 2);
+	CHECK(strstr(r->err, "mapper.db-shm") && strstr(r->err, "Permission denied"),
+	      "unreadable -shm: %s", r->err);
+	CHECK(!strstr(r->err, "no database") && !strstr(r->err, "Read-only file system"),
+	      "unreadable -shm: %s", r->err);
+
+	REQUIRE(chmod(wal, 0600) == 0 && chmod(shm, 0644) == 0, "modes");
+	r = run_as_nobody(args);
+	CHECK_INT(r->rc, 2);
+	CHECK(strstr(r->err, "mapper.db-wal") && strstr(r->err, "Permission denied"),
+	      "unreadable -wal: %s", r->err);
+	CHECK(!strstr(r->err, "no database") && !strstr(r->err, "Read-only file system"),
+	      "unreadable -wal: %s", r->err);
+
+	/* No -shm, and a folder the reader cannot make one in. */
+	REQUIRE(chmod(wal, 0644) == 0 && unlink(shm) == 0 && chmod(sub, 0555) == 0, "modes");
+	r = run_as_nobody(args);
+	CHECK_INT(r->rc, 2);
+	CHECK(strstr(r->err, "mapper.db-shm") && strstr(r->err, "folder"),
+	      "-shm that cannot be made: %s", r->err);
+	CHECK(!strstr(r->err, "no database") && !strstr(r->err, "Read-only file system"),
+	      "-shm that cannot be made: %s", r->err);
+	REQUIRE(chmod(sub, 0755) == 0, "mode");
+}
+
 int main(int argc, char **argv)
 {
 	REQUIRE(argc == 2, "usage: test_mapctl PATH-TO-MAPCTL");
@@ -393,6 +448,7 @@ int main(int argc, char **argv)
 	test_hints_quoted();
 	test_option_errors();
 	test_history();
+	test_db_file_errors();
 	int rc = check_done();
 	if (rc == 0) {
 		char cmd[128];
