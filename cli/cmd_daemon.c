@@ -125,13 +125,14 @@ static int run(struct ctl *ctl, int argc, char **argv)
 
 	if (!socket_path || !*socket_path)
 		socket_path = DEFAULT_SOCKET;
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': socket_path = optarg; break;
 		case 'j': ctl->json = true; break;
 		case 'm': metadata = true; break;
 		case 'M': media = true; break;
-		default: return fail(ctl, 0, "see 'mapctl daemon --help'");
+		default: return option_error(ctl, argv, "", longopts);
 		}
 	}
 	if (optind >= argc)

@@ -19,11 +19,12 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	bool rsync = false;
 	int c, rc, skipped = 0;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "0", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': rsync = true; break;
 		case '0': ctl->zero = true; break;
-		default: return fail(ctl, 0, "see 'mapctl export --help'");
+		default: return option_error(ctl, argv, "0", longopts);
 		}
 	}
 	if (!rsync)

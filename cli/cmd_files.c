@@ -94,12 +94,13 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	struct map_json j;
 	int c, rc;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "0", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': fl.all = true; break;
 		case 'j': ctl->json = true; break;
 		case '0': ctl->zero = true; break;
-		default: return fail(ctl, 0, "see 'mapctl files --help'");
+		default: return option_error(ctl, argv, "0", longopts);
 		}
 	}
 	if (ctl->json && ctl->zero)

@@ -5,6 +5,12 @@
 
 #include "mapctl.h"
 
+/* The widest action and outcome the tools record (cli/repair_offline.c's
+ * "xfs_repair -n", cli/cmd_refetch.c's "still-unreadable"): the columns
+ * line up. */
+#define ACTION_WIDTH 13
+#define OUTCOME_WIDTH 16
+
 struct listing {
 	struct ctl *ctl;
 	struct map_store *st;
@@ -53,12 +59,14 @@ static int show_action(const struct map_action *a, void *arg)
 		map_json_end_obj(l->j);
 		return 0;
 	}
-	printf("%s  %-8s", human_time(a->at, t, sizeof(t)), a->action);
+	/* What the columns hold is escaped: a detail quotes xfs_repair's output. */
+	printf("%s  %-*s", human_time(a->at, t, sizeof(t)), ACTION_WIDTH, shown(a->action));
 	if (a->finding_id)
 		printf(" #%-5lld", (long long)a->finding_id);
 	else
 		printf(" %-6s", "");
-	printf(" %-16s %s  (%s)\n", a->outcome, a->detail, a->user);
+	printf(" %-*s %s  (%s)\n", OUTCOME_WIDTH, shown(a->outcome), shown(a->detail),
+	       shown(a->user));
 	return 0;
 }
 
@@ -108,9 +116,10 @@ static int list(struct ctl *ctl, int argc, char **argv, bool events)
 	int64_t fs_id = 0;
 	int c, rc;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c != 'j')
-			return fail(ctl, 0, "see '%s --help'", ctl->prog);
+			return option_error(ctl, argv, "", longopts);
 		ctl->json = true;
 	}
 	rc = open_store(ctl, false, &st);
@@ -150,11 +159,12 @@ static int run_events(struct ctl *ctl, int argc, char **argv)
 
 const struct command cmd_history = {
 	"history", run_history, "what was done: scans, repairs, refetches, by whom",
-	"Usage: mapctl history [--json] [PATH|UUID]\n"
+	"Usage: mapctl history [--json] [PATH|UUID|DEVICE]\n"
 	"\n"
 	"Every scan, repair, refetch, resolve and ignore, oldest first, with who did\n"
 	"it and how it went; for every filesystem or the one named by its UUID, its\n"
-	"recorded mount point or a path on it (it need not be mounted).\n"
+	"recorded mount point, its block device or a path on it (it need not be\n"
+	"mounted).\n"
 	"\n"
 	"Options:\n"
 	"  --json       JSON (mapper-json(7)): an \"actions\" array, oldest first\n"
@@ -163,12 +173,13 @@ const struct command cmd_history = {
 
 const struct command cmd_events = {
 	"events", run_events, "errors the kernel reported as they happened (mapperd)",
-	"Usage: mapctl events [--json] [PATH|UUID]\n"
+	"Usage: mapctl events [--json] [PATH|UUID|DEVICE]\n"
 	"\n"
 	"Errors reported by the kernel while the filesystem was in use (fanotify\n"
 	"filesystem-error events, kernel log I/O errors), as recorded by mapperd,\n"
 	"oldest first; for every filesystem or the one named by its UUID, its\n"
-	"recorded mount point or a path on it (it need not be mounted).\n"
+	"recorded mount point, its block device or a path on it (it need not be\n"
+	"mounted).\n"
 	"\n"
 	"Options:\n"
 	"  --json       JSON (mapper-json(7)): an \"events\" array, oldest first\n"

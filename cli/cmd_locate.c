@@ -24,6 +24,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	char *end;
 	int c, rc;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -39,7 +40,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			length = (long long)v;
 			break;
 		case 'j': ctl->json = true; break;
-		default: return fail(ctl, 0, "see 'mapctl locate --help'");
+		default: return option_error(ctl, argv, "", longopts);
 		}
 	}
 	if (optind >= argc)

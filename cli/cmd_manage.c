@@ -18,9 +18,10 @@ static int set_state(struct ctl *ctl, int argc, char **argv, enum map_finding_st
 	struct map_store *st;
 	int c, rc, worst = EXIT_CLEAN;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c != 'n')
-			return fail(ctl, 0, "see 'mapctl %s --help'", action);
+			return option_error(ctl, argv, "", longopts);
 		note = optarg;
 	}
 	if (optind >= argc)

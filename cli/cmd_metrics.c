@@ -20,9 +20,10 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	const char *output = NULL;
 	int c, rc;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
 		if (c != 'o')
-			return fail(ctl, 0, "see '%s --help'", ctl->prog);
+			return option_error(ctl, argv, "o:", longopts);
 		output = optarg;
 	}
 	if (optind < argc)
@@ -30,12 +31,20 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			    ctl->prog);
 	if (output && !*output)
 		return fail(ctl, 0, "--output needs a file name");
-	rc = open_store(ctl, false, &st);
-	if (rc)
-		return rc;
+	/* No database yet (a new server, before its first scan): every family
+	 * without samples, so the textfile job that runs from the start does
+	 * not fail. */
+	rc = map_store_open(ctl->db_path, MAP_STORE_READONLY, &st);
+	if (rc == -ENOENT)
+		st = NULL;
+	else if (rc)
+		return store_open_failed(ctl, false, rc);
 	if (output) {
 		rc = map_metrics_write_file(st, output, NULL, NULL);
 		map_store_close(st);
+		if (rc == -ELOOP)
+			return fail(ctl, 0, "not writing %s: a folder on its path is a symbolic link "
+				    "(none is followed: give the folder it points to)", shown(output));
 		if (rc)
 			return fail(ctl, rc, "writing %s (by way of %s.tmp)", shown(output),
 				    shown(output));
@@ -60,7 +69,8 @@ const struct command cmd_metrics = {
 	"by kind, damaged files, when each type of scan last completed and how long\n"
 	"it took, bytes verified, error reports received, repairs and refetches by\n"
 	"outcome; every figure labelled with the filesystem's uuid and mountpoint.\n"
-	"Only the database is read (no root needed when it is readable).  Mount\n"
+	"Only the database is read (no root needed when it is readable); with no\n"
+	"database yet, every family is printed without samples.  Mount\n"
 	"points and other names are shown as mapctl shows them (\\xNN for control\n"
 	"characters and invalid UTF-8, a backslash doubled), then escaped for the\n"
 	"format.  The metric families are listed in mapctl(8), METRICS.\n"
@@ -70,7 +80,8 @@ const struct command cmd_metrics = {
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE  write FILE.tmp in FILE's folder (mode 0644), then rename\n"
-	"                     it to FILE: readers never see half a file\n"
+	"                     it to FILE: readers never see half a file; no symbolic\n"
+	"                     link on FILE's path is followed\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"Exit status: 0 written, 2 could not run.\n",

@@ -311,7 +311,7 @@ static void next_steps(FILE *out, const struct repair_plan *p, const struct repa
 	bool said = false;
 
 	if (p->data_findings || t->by[OUTCOME_LOST]) {
-		fprintf(out, "next: mapctl refetch %s --from MIRROR", shown(mnt));
+		fprintf(out, "next: mapctl refetch %s --from MIRROR", shell_word(mnt));
 		if (p->data_findings)
 			fprintf(out, "  (file data of %zu damaged range%s%s)", p->data_findings,
 				p->data_findings == 1 ? "" : "s",
@@ -322,7 +322,8 @@ static void next_steps(FILE *out, const struct repair_plan *p, const struct repa
 		said = true;
 	}
 	if (dry_run && p->n) {
-		fprintf(out, "next: mapctl repair %s --all --yes  (runs the plan above)\n", shown(mnt));
+		fprintf(out, "next: mapctl repair %s --all --yes  (runs the plan above)\n",
+			shell_word(mnt));
 		said = true;
 	}
 	if (t->by[OUTCOME_UNSUPPORTED] || (dry_run && p->offline_needed)) {
@@ -337,13 +338,14 @@ static void next_steps(FILE *out, const struct repair_plan *p, const struct repa
 		said = true;
 	}
 	if (t->by[OUTCOME_FAILED]) {
-		fprintf(out, "next: 'mapctl history %s' has why each failed; 'mapctl scan %s' checks "
-			"again; if they stay damaged: mapctl repair --offline-plan %s\n", shown(mnt),
-			shown(mnt), shown(mnt));
+		fprintf(out, "next: mapctl history %s has why each failed; mapctl scan %s checks "
+			"again; if they stay damaged: mapctl repair --offline-plan %s\n",
+			shell_word(mnt), shell_word(mnt), shell_word(mnt));
 		said = true;
 	}
 	if (!said && !dry_run)
-		fprintf(out, "next: mapctl scan %s  (confirms the filesystem is clean)\n", shown(mnt));
+		fprintf(out, "next: mapctl scan %s  (confirms the filesystem is clean)\n",
+			shell_word(mnt));
 }
 
 static void json_plan(const struct repair_plan *p, const struct repair_caps *caps,
@@ -569,8 +571,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	}
 	if (col.only && col.only_is_data) {
 		rc = fail(ctl, 0, "finding #%lld is file data: the kernel cannot rebuild data; "
-			  "'mapctl refetch %s --from MIRROR' puts it back", (long long)col.only,
-			  shown(mnt));
+			  "mapctl refetch %s --from MIRROR puts it back", (long long)col.only,
+			  shell_word(mnt));
 		goto out;
 	}
 	if (col.only && plan.n == 0) {

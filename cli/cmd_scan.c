@@ -199,12 +199,17 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 		printf("\n  %d new, %d seen again, %d resolved; %d open\n", res.new_findings,
 		       res.seen_findings, res.resolved, res.open);
 		if (res.open)
-			printf("  see 'mapctl files %s' and 'mapctl status %s'\n",
-			       shown(info->mountpoint), shown(info->mountpoint));
+			printf("  see: mapctl files %s; mapctl status %s\n",
+			       shell_word(info->mountpoint), shell_word(info->mountpoint));
 	}
 	if (rc == -MAP_ECANCELED) {
 		fail(ctl, 0, "%s: interrupted; progress is saved: run the same command to resume",
 		     shown(info->mountpoint));
+		*worst = EXIT_ERROR;
+	} else if (rc && map_store_error(rc)) {
+		/* Not the filesystem's error: the database's (a full disk). */
+		fail(ctl, 0, "%s: scan stopped: cannot write the database: %s",
+		     shown(info->mountpoint), map_store_error(rc));
 		*worst = EXIT_ERROR;
 	} else if (rc) {
 		fail(ctl, rc, "%s", shown(info->mountpoint));
@@ -240,6 +245,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	int c, rc, worst = EXIT_CLEAN;
 	uint64_t v;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': opts.metadata = true; break;
@@ -268,7 +274,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			opts.io_size = (uint32_t)v;
 			break;
 		default:
-			return fail(ctl, 0, "see 'mapctl scan --help'");
+			return option_error(ctl, argv, "", longopts);
 		}
 	}
 	if (optind >= argc)

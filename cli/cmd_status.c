@@ -247,28 +247,30 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 	rc = map_store_findings(s->st, fs->id, 0, list_open, s);
 	if (rc)
 		return rc;
+	/* Each next step is a command line to paste: the mount point quoted
+	 * for a shell (a space or a quote in it), no quotes around it. */
+	const char *mnt = shell_word(fs->mountpoint);
 	if (s->listed > STATUS_FINDING_LINES)
-		printf("            ... and %d more: 'mapctl files %s'\n",
-		       s->listed - STATUS_FINDING_LINES, shown(fs->mountpoint));
+		printf("            ... and %d more: mapctl files %s\n",
+		       s->listed - STATUS_FINDING_LINES, mnt);
 	/* The order that heals: metadata first (a rebuilt inode or directory
 	 * may need its data or names back), then the mirror, then a check. */
 	printf("    action: ");
 	if (s->metadata && !fs->rmapbt)
 		printf("metadata cannot be rebuilt online without the reverse-mapping btree:\n"
-		       "            the offline path, 'mapctl repair --offline-plan %s', then\n"
-		       "            ", shown(fs->mountpoint));
+		       "            the offline path, mapctl repair --offline-plan %s, then\n"
+		       "            ", mnt);
 	else if (s->metadata)
-		printf("rebuild damaged metadata: 'mapctl repair %s --dry-run' shows the plan\n"
-		       "            and what needs the offline path; 'mapctl repair %s --all' runs it,\n"
-		       "            then ", shown(fs->mountpoint), shown(fs->mountpoint));
+		printf("rebuild damaged metadata: mapctl repair %s --dry-run shows the plan\n"
+		       "            and what needs the offline path; mapctl repair %s --all runs it,\n"
+		       "            then ", mnt, mnt);
 	if (s->files || s->metadata)
-		printf("restore from a good copy what was lost: 'mapctl refetch %s --from MIRROR'\n"
-		       "            (or mapctl export --rsync), ", shown(fs->mountpoint));
+		printf("restore from a good copy what was lost: mapctl refetch %s --from MIRROR\n"
+		       "            (or mapctl export --rsync), ", mnt);
 	if (!open)
-		printf(have_media && !stale ? "none\n" : "run 'mapctl scan %s'\n",
-		       shown(fs->mountpoint));
+		printf(have_media && !stale ? "none\n" : "run mapctl scan %s\n", mnt);
 	else
-		printf("then 'mapctl scan %s' to confirm\n", shown(fs->mountpoint));
+		printf("then mapctl scan %s to confirm\n", mnt);
 	printf("\n");
 	return 0;
 }
@@ -287,6 +289,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	int64_t fs_id = 0;
 	int c, rc;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c == 'j') {
 			ctl->json = true;
@@ -295,7 +298,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 				return fail(ctl, 0, "--max-age wants a duration such as 8d, 12h or "
 					    "90m, not '%s'", shown(optarg));
 		} else {
-			return fail(ctl, 0, "see 'mapctl status --help'");
+			return option_error(ctl, argv, "", longopts);
 		}
 	}
 	rc = open_store(ctl, false, &st);

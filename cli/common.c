@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* mapctl: helpers shared by the sub-commands. */
 #include <errno.h>
+#include <getopt.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -19,8 +20,11 @@ int fail(const struct ctl *ctl, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+	/* An error of the database says which of its files and keeps SQLite's
+	 * words (map_store_error), rather than one errno's. */
 	if (err)
-		fprintf(stderr, ": %s", map_strerror(err));
+		fprintf(stderr, ": %s", map_store_error(err) ? map_store_error(err) :
+					  map_strerror(err));
 	fputc('\n', stderr);
 	return EXIT_ERROR;
 }
@@ -34,6 +38,46 @@ void warn_msg(const struct ctl *ctl, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int option_error(const struct ctl *ctl, char *const *argv, const char *shortopts,
+		 const struct option *longopts)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	if (arg[0] == '-' && arg[1] == '-') {
+		size_t n = strcspn(arg + 2, "=");
+		const struct option *hit = NULL;
+		int prefixes = 0;
+
+		/* getopt_long takes a unique abbreviation too. */
+		for (const struct option *o = longopts; o && o->name; o++) {
+			if (strncmp(o->name, arg + 2, n) != 0 || strlen(o->name) < n)
+				continue;
+			if (strlen(o->name) == n) {
+				hit = o;
+				prefixes = 1;
+				break;
+			}
+			hit = o;
+			prefixes++;
+		}
+		const char *given = arg[2 + n] == '=' ? strndupa(arg, 2 + n) : arg;
+		if (prefixes > 1)
+			return fail(ctl, 0, "option '%s' is ambiguous (see '%s --help')", shown(given),
+				    ctl->prog);
+		if (hit)
+			return fail(ctl, 0, "option '--%s' %s (see '%s --help')", hit->name,
+				    hit->has_arg == no_argument ? "takes no value" : "needs a value",
+				    ctl->prog);
+		return fail(ctl, 0, "unknown option '%s' (see '%s --help')", shown(given), ctl->prog);
+	}
+	if (optopt > 0 && optopt < 128 && optopt != ':' && strchr(shortopts, optopt))
+		return fail(ctl, 0, "option '-%c' needs a value (see '%s --help')", optopt,
+			    ctl->prog);
+	if (optopt > 32 && optopt < 127)
+		return fail(ctl, 0, "unknown option '-%c' (see '%s --help')", optopt, ctl->prog);
+	return fail(ctl, 0, "unknown option '%s' (see '%s --help')", shown(arg), ctl->prog);
 }
 
 bool want_help(int argc, char **argv)
@@ -65,8 +109,16 @@ int open_store(const struct ctl *ctl, bool write, struct map_store **st)
 {
 	int rc = map_store_open(ctl->db_path, write ? 0 : MAP_STORE_READONLY, st);
 
-	if (rc == 0)
-		return 0;
+	return rc ? store_open_failed(ctl, write, rc) : 0;
+}
+
+int store_open_failed(const struct ctl *ctl, bool write, int rc)
+{
+	const char *why = map_store_error(rc);
+
+	/* SQLite failed on one of the database's files: which, and why. */
+	if (why)
+		return fail(ctl, 0, "cannot %s the database: %s", write ? "write" : "read", why);
 	if (rc == -ENOENT && !write)
 		return fail(ctl, 0, "no database at %s yet: run 'mapctl scan' as root first "
 			    "(or give --db)", ctl->db_path);
@@ -203,6 +255,19 @@ const char *shown(const char *s)
 	char *esc = map_escape_text(s);
 
 	snprintf(slot, SHOWN_MAX, "%s", esc ? esc : "?");
+	free(esc);
+	return slot;
+}
+
+/* The same slots for a word of a command line to paste (map_escape_shell). */
+const char *shell_word(const char *s)
+{
+	static char buf[SHOWN_SLOTS][SHOWN_MAX + 8];
+	static unsigned int next;
+	char *slot = buf[next++ % SHOWN_SLOTS];
+	char *esc = map_escape_shell(s);
+
+	snprintf(slot, sizeof(buf[0]), "%s", esc ? esc : "?");
 	free(esc);
 	return slot;
 }

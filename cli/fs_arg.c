@@ -2,7 +2,8 @@
 /*
  * Which recorded filesystem a database-only command (status, files, history,
  * events, export) is about: a UUID, the mount point the store last recorded
- * for it, or any path on it while it is mounted.  None of these need the
+ * for it, its block device (as mapctl repair --offline takes it), or any
+ * path on it while it is mounted.  None of these need the
  * filesystem mounted but the last, so its findings can be read (and a
  * restore planned) while it is unmounted or mounted elsewhere.
  */
@@ -11,8 +12,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mapctl.h"
+#include "offline_device.h"
 
 /* Candidates named when an argument fits several recorded filesystems or
  * none: a screenful; past it, a count. */
@@ -88,6 +91,65 @@ static bool uuid_form(const char *s, char *buf, size_t len)
 	return true;
 }
 
+struct device_match {
+	dev_t rdev;
+	int n;
+	struct map_store_fs first;
+};
+
+/* A recorded device that is the same block device (by number: the name
+ * recorded may be another of its names, /dev/mapper/x for /dev/dm-0). */
+static int match_device(const struct map_store_fs *fs, void *arg)
+{
+	struct device_match *m = arg;
+	struct stat sb;
+
+	if (fs->device[0] && stat(fs->device, &sb) == 0 && S_ISBLK(sb.st_mode) &&
+	    sb.st_rdev == m->rdev && m->n++ == 0)
+		m->first = *fs;
+	return 0;
+}
+
+/*
+ * @dev, a block device: the filesystem whose UUID its superblock holds, else
+ * the one last recorded on that device.  1 when @dev is no block device (the
+ * caller goes on), 0 found, EXIT_ERROR after saying why not.
+ */
+static int fs_from_device(const struct ctl *ctl, struct map_store *st, const char *dev,
+			  int64_t *fs_id, struct map_store_fs *out)
+{
+	struct device_match m = { 0 };
+	char uuid[64] = "";
+	struct stat sb;
+	int rc;
+
+	if (stat(dev, &sb) != 0 || !S_ISBLK(sb.st_mode))
+		return 1;
+	if (offline_device_uuid(dev, uuid, sizeof(uuid)) == 0) {
+		rc = map_store_fs_by_uuid(st, uuid, out);
+		if (rc == 0) {
+			*fs_id = out->id;
+			return 0;
+		}
+		if (rc != -ENOENT)
+			return fail(ctl, rc, "reading the database");
+	}
+	m.rdev = sb.st_rdev;
+	rc = map_store_fs_each(st, match_device, &m);
+	if (rc)
+		return fail(ctl, rc, "reading the database");
+	if (m.n == 1) {
+		*out = m.first;
+		*fs_id = out->id;
+		return 0;
+	}
+	if (m.n > 1)
+		return fail(ctl, 0, "%s held %d recorded filesystems and its superblock names none: "
+			    "give the UUID (mapctl status lists them)", shown(dev), m.n);
+	return fail(ctl, 0, "%s: no filesystem of the database is on this device%s", shown(dev),
+		    uuid[0] ? "" : " (no XFS superblock could be read on it)");
+}
+
 int fs_from_store(const struct ctl *ctl, struct map_store *st, const char *arg, int64_t *fs_id,
 		  struct map_store_fs *out)
 {
@@ -109,6 +171,9 @@ int fs_from_store(const struct ctl *ctl, struct map_store *st, const char *arg, 
 		if (rc != -ENOENT)
 			return fail(ctl, rc, "reading the database");
 	}
+	rc = fs_from_device(ctl, st, arg, fs_id, out);
+	if (rc != 1)
+		return rc;
 
 	/* Mounted now?  Then its UUID says which it is, wherever it is. */
 	m.want[0] = trimmed(arg, given, sizeof(given));

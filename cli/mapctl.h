@@ -49,6 +49,8 @@ int need_root(const struct ctl *ctl, const char *why);
 /* Open the store (read-only for listings); clear messages for the usual
  * problems.  Returns 0 or EXIT_ERROR after saying why. */
 int open_store(const struct ctl *ctl, bool write, struct map_store **st);
+/* Say why map_store_open of ctl->db_path failed with @rc; EXIT_ERROR. */
+int store_open_failed(const struct ctl *ctl, bool write, int rc);
 /* Open the XFS filesystem holding @path. */
 int open_fs(const struct ctl *ctl, const char *path, struct map_fs **fs);
 /* The stored filesystem holding @path (it must be mounted), or all when
@@ -83,6 +85,18 @@ const char *human_time(int64_t t, char *buf, size_t len);
 /* @s escaped for people (map_escape_text) in a static buffer that stays
  * valid for the next three calls: for printf arguments. */
 const char *shown(const char *s);
+/* @s as one word of a command line in a hint, quoted for a shell so that
+ * it can be pasted (map_escape_shell); the same slots' rule as shown(). */
+const char *shell_word(const char *s);
+/*
+ * getopt_long's error in one line: "mapctl CMD: unknown option '--x' (see
+ * 'mapctl CMD --help')", or that an option needs or takes no value.  The
+ * command sets opterr = 0 before its loop so getopt says nothing itself,
+ * and calls this for '?'.  EXIT_ERROR.
+ */
+struct option;
+int option_error(const struct ctl *ctl, char *const *argv, const char *shortopts,
+		 const struct option *longopts);
 /* Print a path for people (escaped) or exactly. */
 void print_path_text(FILE *out, const char *mountpoint, const char *rel);
 

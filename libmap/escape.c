@@ -155,3 +155,76 @@ char *map_escape_json(const char *s)
 	*o = '\0';
 	return out;
 }
+
+/* Bytes a POSIX shell takes as part of a word, unquoted. */
+static bool shell_plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       strchr("_@%+=:,./-", c) != NULL;
+}
+
+char *map_escape_shell(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	bool plain = *p != '\0', printable = true;
+	char *out = malloc(strlen(s) * 4 + 4), *o = out;
+
+	if (!out)
+		return NULL;
+	for (const unsigned char *q = p; *q;) {
+		size_t len = utf8_len(q);
+
+		if (!shell_plain(*q))
+			plain = false;
+		if (len == 0 || *q < 0x20 || *q == 0x7f || utf8_is_control(q, len)) {
+			printable = false;
+			break;
+		}
+		q += len;
+	}
+	if (plain) {
+		strcpy(out, s);
+		return out;
+	}
+	if (printable) {
+		/* '...': every byte as it is, a quote as '\'' */
+		*o++ = '\'';
+		for (; *p; p++) {
+			if (*p == '\'') {
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else {
+				*o++ = (char)*p;
+			}
+		}
+		*o++ = '\'';
+		*o = '\0';
+		return out;
+	}
+	/* $'...' (bash, zsh, ksh; POSIX from 2024): what a terminal would act
+	 * on, and invalid UTF-8, as \xNN; a backslash or quote escaped. */
+	*o++ = '$';
+	*o++ = '\'';
+	while (*p) {
+		size_t len = utf8_len(p);
+
+		if (*p == '\\' || *p == '\'') {
+			*o++ = '\\';
+			*o++ = (char)*p++;
+		} else if (len == 0 || *p < 0x20 || *p == 0x7f) {
+			o += sprintf(o, "\\x%02x", *p);
+			p++;
+		} else if (utf8_is_control(p, len)) {
+			for (size_t i = 0; i < len; i++)
+				o += sprintf(o, "\\x%02x", p[i]);
+			p += len;
+		} else {
+			memcpy(o, p, len);
+			o += len;
+			p += len;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return out;
+}

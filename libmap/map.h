@@ -524,6 +524,15 @@ const char *map_store_default_path(void);
  * until something that may write opens it.
  */
 int map_store_open(const char *path, unsigned int flags, struct map_store **out);
+/*
+ * Why the last store call of this thread that failed with @rc failed, in
+ * words: which file (the database, its -wal or -shm, or the folder that
+ * should hold them), the system's reason and SQLite's own message, e.g.
+ * "/var/lib/mapper/mapper.db-shm: Permission denied (SQLite: unable to open
+ * database file)".  NULL when the last failure returned another code (the
+ * caller's error then came from elsewhere, a filesystem).
+ */
+const char *map_store_error(int rc);
 const char *map_store_path(const struct map_store *st);
 void map_store_close(struct map_store *st);
 int map_store_version(struct map_store *st);
@@ -733,16 +742,19 @@ int map_store_tally(struct map_store *st, enum map_tally_what what,
  * complete scan of each type, events, repairs and refetches; every sample
  * labelled with its filesystem's uuid and mountpoint (escaped as
  * map_escape_text writes them, then for the format).  The families are
- * listed in mapctl(8), METRICS.  0, or a negative errno (-EIO: @out failed).
+ * listed in mapctl(8), METRICS.  @st NULL (no database yet): every family
+ * without samples.  0, or a negative errno (-EIO: @out failed).
  */
 int map_metrics_write(struct map_store *st, FILE *out);
 /*
  * The same into @path for a textfile collector: @path.tmp (a link or file
  * left there is removed, never written through), mode 0644 whatever the
  * umask, synced, then renamed over @path, so a reader sees the old file or
- * the new one, never a part.  @extra (may be NULL) appends families of the
- * caller's own (mapperd's counters) before the file is synced.  0, or a
- * negative errno; @path.tmp is gone.
+ * the new one, never a part.  No symbolic link on @path's folders is
+ * followed (-ELOOP): a folder of another user on the way could be swapped
+ * for a link to one of root's.  @extra (may be NULL) appends families of
+ * the caller's own (mapperd's counters) before the file is synced.  0, or
+ * a negative errno; @path.tmp is gone.
  */
 int map_metrics_write_file(struct map_store *st, const char *path,
 			   void (*extra)(FILE *out, void *arg), void *arg);
@@ -859,6 +871,11 @@ const char *map_duration_str(int64_t ms, char *buf, size_t len);
 /* Path text for humans: control characters and invalid UTF-8 as \xNN, backslash
  * as \\.  Caller frees. */
 char *map_escape_text(const char *s);
+/* @s as one word for a shell, for a command line someone may paste: as it is
+ * when only [A-Za-z0-9_@%+=:,./-]; else in '...'; with control characters
+ * (those map_escape_text escapes) or invalid UTF-8, $'...' with \xNN.
+ * Caller frees. */
+char *map_escape_shell(const char *s);
 /* Whole path of @rel (stored relative to the mount root; "" is the root)
  * under @mountpoint; caller frees, NULL without memory. */
 char *map_join_path(const char *mountpoint, const char *rel);

@@ -135,7 +135,7 @@ static int tally_family(struct metrics *m, enum map_tally_what what, const char 
 {
 	header(m, name, type, help);
 	m->label = labelname;
-	return map_store_tally(m->st, what, tally_sample, m);
+	return m->st ? map_store_tally(m->st, what, tally_sample, m) : 0;
 }
 
 static int info_family(struct metrics *m)
@@ -227,19 +227,79 @@ static int write_families(struct metrics *m)
 	return rc;
 }
 
+/* Path components walked at most: a bound for a name of PATH_MAX bytes. */
+#define MAX_COMPONENTS 2048
+
 /*
- * FILE.tmp in FILE's folder, then rename(): a reader (node_exporter reads
- * *.prom) sees the old file or the new one, never half of one.  The
+ * The folder that will hold @path, opened (O_PATH) without following a
+ * symbolic link anywhere on the way: a folder on the path that belongs to
+ * another user could be swapped for a link to one of root's between two
+ * runs, and the file would be written there.  *@base: the file's own name
+ * in @path.  A descriptor, or -ELOOP (a link on the path), -ENOTDIR,
+ * -EISDIR (@path names a folder), another negative errno.
+ */
+static int open_folder(const char *path, const char **base)
+{
+	char *copy = strdup(path), *save = NULL, *name;
+	const char *slash = strrchr(path, '/');
+	unsigned int walked = 0;
+	int fd, rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	*base = slash ? slash + 1 : path;
+	if (!**base || !strcmp(*base, ".") || !strcmp(*base, "..")) {
+		free(copy);
+		return -EISDIR;
+	}
+	copy[*base - path] = '\0';	/* the folder's part, "" for the working folder */
+	fd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		rc = -errno;
+	for (name = strtok_r(copy, "/", &save); rc == 0 && name; name = strtok_r(NULL, "/", &save)) {
+		struct stat sb;
+		int next;
+
+		if (++walked > MAX_COMPONENTS) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			rc = -errno;
+			break;
+		}
+		if (fstat(next, &sb) < 0)
+			rc = -errno;
+		else if (S_ISLNK(sb.st_mode))
+			rc = -ELOOP;
+		else if (!S_ISDIR(sb.st_mode))
+			rc = -ENOTDIR;
+		close(fd);
+		fd = next;
+	}
+	free(copy);
+	if (rc) {
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/*
+ * FILE.tmp in FILE's folder (@dirfd), then rename(): a reader (node_exporter
+ * reads *.prom) sees the old file or the new one, never half of one.  The
  * temporary name is removed first and made with O_EXCL|O_NOFOLLOW so that
  * a link left there is never written through.
  */
-static FILE *open_tmp(const char *tmp)
+static FILE *open_tmp(int dirfd, const char *tmp)
 {
 	int fd;
 
-	if (unlink(tmp) < 0 && errno != ENOENT)
+	if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
 		return NULL;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return NULL;
 	/* 0644 whatever the umask: the collector may run as another user. */
@@ -247,7 +307,7 @@ static FILE *open_tmp(const char *tmp)
 		int err = errno;
 
 		close(fd);
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		errno = err;
 		return NULL;
 	}
@@ -256,7 +316,7 @@ static FILE *open_tmp(const char *tmp)
 		int err = errno;
 
 		close(fd);
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		errno = err;
 	}
 	return f;
@@ -279,14 +339,16 @@ static int close_synced(FILE *f)
 int map_metrics_write(struct map_store *st, FILE *out)
 {
 	struct metrics m = { .out = out, .st = st };
-	int rc = map_store_read_begin(st);
+	int rc = st ? map_store_read_begin(st) : 0;
 
 	if (rc)
 		return rc;
-	rc = map_store_fs_each(st, add_fs, &m.fs);
+	if (st)
+		rc = map_store_fs_each(st, add_fs, &m.fs);
 	if (rc == 0)
 		rc = write_families(&m);
-	map_store_read_end(st);
+	if (st)
+		map_store_read_end(st);
 	free(m.fs.v);
 	if (rc == 0 && ferror(out))
 		rc = -EIO;
@@ -296,19 +358,24 @@ int map_metrics_write(struct map_store *st, FILE *out)
 int map_metrics_write_file(struct map_store *st, const char *path,
 			   void (*extra)(FILE *out, void *arg), void *arg)
 {
+	const char *base;
 	char *tmp;
 	FILE *f;
-	int rc;
+	int dirfd, rc;
 
 	if (!path || !*path)
 		return -EINVAL;
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
+	dirfd = open_folder(path, &base);
+	if (dirfd < 0)
+		return dirfd;
+	if (asprintf(&tmp, "%s.tmp", base) < 0) {
+		close(dirfd);
 		return -ENOMEM;
-	f = open_tmp(tmp);
+	}
+	f = open_tmp(dirfd, tmp);
 	if (!f) {
 		rc = -errno;
-		free(tmp);
-		return rc;
+		goto out;
 	}
 	rc = map_metrics_write(st, f);
 	if (rc == 0 && extra) {
@@ -320,11 +387,13 @@ int map_metrics_write_file(struct map_store *st, const char *path,
 		fclose(f);
 	} else {
 		rc = close_synced(f);
-		if (rc == 0 && rename(tmp, path) < 0)
+		if (rc == 0 && renameat(dirfd, tmp, dirfd, base) < 0)
 			rc = -errno;
 	}
 	if (rc)
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
+out:
 	free(tmp);
+	close(dirfd);
 	return rc;
 }

@@ -32,6 +32,87 @@ const char *map_store_path(const struct map_store *st)
 	return st->path;
 }
 
+/* ---- why a store call failed, in words ---- */
+
+/* The last failure of this thread's store calls (map_store_error). */
+static __thread struct {
+	int rc;			/* what the call returned */
+	int sys;		/* the system's errno behind it, 0 if none */
+	char text[4800];
+} last_failure;
+
+const char *map_store_error(int rc)
+{
+	return rc && last_failure.rc == rc && last_failure.text[0] ? last_failure.text : NULL;
+}
+
+/*
+ * Which of the database's files SQLite could not use, into @buf as
+ * "FILE: reason"; the errno in *@sys.  SQLite's own message names none: a
+ * reader that may read the database but not its -shm gets "unable to open
+ * database file" like one that has no database at all.
+ */
+static void name_file(const struct map_store *st, int code, char *buf, size_t len, int *sys)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	int want = st->readonly ? R_OK : R_OK | W_OK;
+	char f[4200], dir[4200];
+	struct stat sb;
+
+	if (code == SQLITE_FULL) {
+		*sys = ENOSPC;
+		snprintf(buf, len, "%.4000s: no space left for it or its -wal on the filesystem "
+			 "that holds them", st->path);
+		return;
+	}
+	if (code != SQLITE_CANTOPEN && code != SQLITE_READONLY && code != SQLITE_IOERR &&
+	    code != SQLITE_PERM && code != SQLITE_AUTH) {
+		snprintf(buf, len, "%.4000s", st->path);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(f, sizeof(f), "%s%s", st->path, suffix[i]);
+		if (lstat(f, &sb) == 0 && access(f, want) != 0) {
+			*sys = errno;
+			snprintf(buf, len, "%.4000s: %.200s", f, strerror(errno));
+			return;
+		}
+	}
+	/* A -wal or -shm that is missing and cannot be made. */
+	snprintf(dir, sizeof(dir), "%s", st->path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash == dir ? (void)(dir[1] = '\0') : (void)(*slash = '\0');
+	for (size_t i = 1; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(f, sizeof(f), "%s%s", st->path, suffix[i]);
+		if (lstat(f, &sb) != 0 && access(dir, W_OK) != 0) {
+			*sys = errno;
+			snprintf(buf, len, "%.1000s: missing, and its folder %.1000s does not let "
+				 "this user make it (%.200s)", f, dir, strerror(errno));
+			return;
+		}
+	}
+	if (*sys)
+		snprintf(buf, len, "%.4000s: %.200s", st->path, strerror(*sys));
+	else
+		snprintf(buf, len, "%.4000s", st->path);
+}
+
+int map_store_failed(struct map_store *st, int rc)
+{
+	char where[4400];
+	int sys = sqlite3_system_errno(st->db);
+
+	name_file(st, rc & 0xff, where, sizeof(where), &sys);
+	last_failure.rc = db_err(rc);
+	last_failure.sys = sys;
+	snprintf(last_failure.text, sizeof(last_failure.text), "%.4400s (SQLite: %.300s)", where,
+		 sqlite3_errmsg(st->db));
+	return last_failure.rc;
+}
+
 const char *map_store_default_path(void)
 {
 	const char *env = getenv("MAPPER_DB");
@@ -41,7 +122,7 @@ const char *map_store_default_path(void)
 
 static int exec(struct map_store *st, const char *sql)
 {
-	return db_err(sqlite3_exec(st->db, sql, NULL, NULL, NULL));
+	return st_err(st, sqlite3_exec(st->db, sql, NULL, NULL, NULL));
 }
 
 /* One integer from a query such as a PRAGMA. */
@@ -57,7 +138,7 @@ static int query_int(struct map_store *st, const char *sql, int64_t *out)
 		*out = sqlite3_column_int64(stmt, 0);
 		rc = 0;
 	} else {
-		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+		rc = rc == SQLITE_DONE ? -ENOENT : st_err(st, rc);
 	}
 	done(st, stmt);
 	return rc;
@@ -134,6 +215,7 @@ int map_store_open(const char *path, unsigned int flags, struct map_store **out)
 	int rc;
 
 	*out = NULL;
+	last_failure.rc = 0;
 	if (!readonly) {
 		rc = check_folder(path);
 		if (rc)
@@ -164,7 +246,7 @@ int map_store_open(const char *path, unsigned int flags, struct map_store **out)
 	rc = sqlite3_open_v2(path, &st->db,
 			     readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, NULL);
 	if (rc != SQLITE_OK) {
-		rc = db_err(rc);
+		rc = st_err(st, rc);
 		goto fail;
 	}
 	if (!readonly) {
@@ -217,6 +299,14 @@ int map_store_open(const char *path, unsigned int flags, struct map_store **out)
 	*out = st;
 	return 0;
 fail:
+	/* The database is there: SQLite's "cannot open" (-ENOENT) or "read
+	 * only" (-EROFS) was about one of its files; say what the system said
+	 * (map_store_error has which file). */
+	if ((rc == -ENOENT || rc == -EROFS || rc == -EIO) && last_failure.rc == rc &&
+	    last_failure.sys) {
+		rc = last_failure.sys == EPERM ? -EACCES : -last_failure.sys;
+		last_failure.rc = rc;
+	}
 	map_store_cache_clear(st);
 	sqlite3_close(st->db);
 	free(st->path);
@@ -314,7 +404,7 @@ int map_store_fs_upsert(struct map_store *st, const struct map_fs_info *info, in
 		*fs_id = sqlite3_column_int64(stmt, 0);
 		rc = 0;
 	} else {
-		rc = db_err(rc);
+		rc = st_err(st, rc);
 	}
 	done(st, stmt);
 	return rc;
@@ -361,7 +451,7 @@ static int fs_one(struct map_store *st, const char *sql, int64_t id, const char 
 		fs_from_row(stmt, out);
 		rc = 0;
 	} else {
-		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+		rc = rc == SQLITE_DONE ? -ENOENT : st_err(st, rc);
 	}
 	done(st, stmt);
 	return rc;
@@ -393,7 +483,7 @@ int map_store_fs_each(struct map_store *st, int (*fn)(const struct map_store_fs 
 			break;
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? st_err(st, rc) : rc);
 }
 
 /* ---- scans ---- */
@@ -437,7 +527,7 @@ static int scan_one(struct map_store *st, const char *sql, int64_t fs_id, struct
 		scan_from_row(stmt, out);
 		rc = 0;
 	} else {
-		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+		rc = rc == SQLITE_DONE ? -ENOENT : st_err(st, rc);
 	}
 	done(st, stmt);
 	return rc;
@@ -571,7 +661,7 @@ int map_store_actions(struct map_store *st, int64_t fs_id,
 			break;
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? st_err(st, rc) : rc);
 }
 
 int map_store_event_add(struct map_store *st, const struct map_event *e)
@@ -631,5 +721,5 @@ int map_store_events(struct map_store *st, int64_t fs_id,
 			break;
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? st_err(st, rc) : rc);
 }

@@ -113,6 +113,7 @@ static int evidence_record(struct map_store *st, int64_t finding_id, int64_t sca
 		"  first_seen, last_seen, last_scan) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8) "
 		"ON CONFLICT (finding_id, source, scrub, coalesce(physical, -1), "
 		"  coalesce(length, -1)) DO UPDATE SET last_seen = max(last_seen, ?7), "
+		"  first_seen = min(first_seen, ?7), "
 		"  last_scan = coalesce(?8, last_scan), detail = ?6", &stmt);
 
 	if (rc)
@@ -133,13 +134,16 @@ static int evidence_record(struct map_store *st, int64_t finding_id, int64_t sca
 
 /* Seen again: fold this sighting into the finding.  Ignored stays ignored;
  * anything else that was closed is damaged again, so it opens again.  The
- * first device range seen stays the finding's; later ones are evidence. */
-static int finding_update(struct map_store *st, int64_t scan_id, const struct map_finding *f,
+ * first device range seen stays the finding's; later ones are evidence.
+ * A sighting replayed from mapperd's spool may be older than the row's:
+ * the times only widen, and @f gets the row's. */
+static int finding_update(struct map_store *st, int64_t scan_id, struct map_finding *f,
 			  const char *source, const char *scrub, int64_t t)
 {
 	sqlite3_stmt *stmt;
 	int rc = prepare(st,
 		"UPDATE findings SET last_seen = max(last_seen, ?2), "
+		"  first_seen = min(first_seen, ?2), "
 		"  last_scan = coalesce(?3, last_scan), "
 		"  gen = CASE WHEN ?4 != 0 THEN ?4 ELSE gen END, "
 		"  mode = CASE WHEN ?5 != 0 THEN ?5 ELSE mode END, flags = flags | ?6, "
@@ -150,7 +154,7 @@ static int finding_update(struct map_store *st, int64_t scan_id, const struct ma
 		"  offset = CASE WHEN physical IS NULL AND ?11 IS NOT NULL THEN ?14 ELSE offset END, "
 		"  physical = coalesce(physical, ?11), "
 		"  state = CASE WHEN state = 'ignored' THEN state ELSE 'open' END "
-		"WHERE id = ?1", &stmt);
+		"WHERE id = ?1 RETURNING first_seen, last_seen", &stmt);
 
 	if (rc)
 		return rc;
@@ -173,7 +177,14 @@ static int finding_update(struct map_store *st, int64_t scan_id, const struct ma
 	bind_str(stmt, 13, f->fork);
 	if (f->has_offset)
 		sqlite3_bind_int64(stmt, 14, (int64_t)f->offset);
-	return run(st, stmt);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		f->first_seen = sqlite3_column_int64(stmt, 0);
+		f->last_seen = sqlite3_column_int64(stmt, 1);
+		rc = sqlite3_step(stmt);
+	}
+	done(st, stmt);
+	return rc == SQLITE_DONE ? 0 : st_err(st, rc);
 }
 
 static int finding_insert(struct map_store *st, int64_t scan_id, struct map_finding *f,
@@ -213,8 +224,10 @@ static int finding_insert(struct map_store *st, int64_t scan_id, struct map_find
 	if (scan_id)
 		sqlite3_bind_int64(stmt, 17, scan_id);
 	rc = run(st, stmt);
-	if (rc == 0)
+	if (rc == 0) {
 		f->id = sqlite3_last_insert_rowid(st->db);
+		f->first_seen = f->last_seen = t;
+	}
 	return rc;
 }
 
@@ -245,7 +258,7 @@ int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_f
 	}
 	done(st, stmt);
 	if (!exists && rc != SQLITE_DONE)
-		return db_err(rc);
+		return st_err(st, rc);
 	if (is_new)
 		*is_new = !exists;
 
@@ -298,7 +311,7 @@ int map_store_finding_evidence(struct map_store *st, int64_t finding_id,
 			break;
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? st_err(st, rc) : rc);
 }
 
 #define FINDING_COLUMNS "id, fs_id, source, kind, physical, length, ino, gen, mode, fork, " \
@@ -364,7 +377,7 @@ static int finding_from_row(struct map_store *st, sqlite3_stmt *stmt, struct map
 		f->paths[f->npaths++] = path;
 	}
 	done(st, ps);
-	return rc == SQLITE_DONE ? 0 : db_err(rc);
+	return rc == SQLITE_DONE ? 0 : st_err(st, rc);
 }
 
 int map_store_findings(struct map_store *st, int64_t fs_id, unsigned int filter,
@@ -393,7 +406,7 @@ int map_store_findings(struct map_store *st, int64_t fs_id, unsigned int filter,
 			break;
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? st_err(st, rc) : rc);
 }
 
 int map_store_finding_get(struct map_store *st, int64_t id, struct map_finding *out)
@@ -408,7 +421,7 @@ int map_store_finding_get(struct map_store *st, int64_t id, struct map_finding *
 	if (rc == SQLITE_ROW)
 		rc = finding_from_row(st, stmt, out);
 	else
-		rc = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+		rc = rc == SQLITE_DONE ? -ENOENT : st_err(st, rc);
 	done(st, stmt);
 	return rc;
 }
@@ -486,6 +499,6 @@ int map_store_count(struct map_store *st, int64_t fs_id, int counts[MAP_STATE_NR
 			counts[s] = sqlite3_column_int(stmt, 1);
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : db_err(rc);
+	return rc == SQLITE_DONE ? 0 : st_err(st, rc);
 }
 

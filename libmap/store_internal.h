@@ -79,6 +79,18 @@ static inline int db_err(int rc)
 	}
 }
 
+/*
+ * A statement of @st failed with @rc: keep why, in words (which file, the
+ * system's reason, SQLite's own message) for map_store_error(), and return
+ * db_err(@rc).  st_err() is the form every failure goes through.
+ */
+int map_store_failed(struct map_store *st, int rc);
+
+static inline int st_err(struct map_store *st, int rc)
+{
+	return db_err(rc) ? map_store_failed(st, rc) : 0;
+}
+
 static inline int prepare(struct map_store *st, const char *sql, sqlite3_stmt **stmt)
 {
 	return map_store_prepare(st, sql, stmt);
@@ -107,7 +119,7 @@ static inline int run(struct map_store *st, sqlite3_stmt *stmt)
 	int rc = sqlite3_step(stmt);
 
 	done(st, stmt);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : db_err(rc);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : st_err(st, rc);
 }
 
 static inline int64_t now(void)

@@ -19,7 +19,7 @@ int map_store_read_begin(struct map_store *st)
 {
 	/* DEFERRED: the snapshot is taken by the first read, and a read-only
 	 * store can open it. */
-	return db_err(sqlite3_exec(st->db, "BEGIN DEFERRED", NULL, NULL, NULL));
+	return st_err(st, sqlite3_exec(st->db, "BEGIN DEFERRED", NULL, NULL, NULL));
 }
 
 void map_store_read_end(struct map_store *st)
@@ -82,5 +82,5 @@ int map_store_tally(struct map_store *st, enum map_tally_what what,
 			break;
 	}
 	done(st, stmt);
-	return rc == SQLITE_DONE ? 0 : (rc > 0 ? db_err(rc) : rc);
+	return rc == SQLITE_DONE ? 0 : (rc > 0 ? st_err(st, rc) : rc);
 }

@@ -32,7 +32,7 @@ int map_store_prepare(struct map_store *st, const char *sql, sqlite3_stmt **stmt
 	}
 	rc = sqlite3_prepare_v3(st->db, sql, -1, slot ? SQLITE_PREPARE_PERSISTENT : 0, stmt, NULL);
 	if (rc != SQLITE_OK || !slot)
-		return db_err(rc);
+		return st_err(st, rc);
 	char *copy = strdup(sql);
 	if (!copy)
 		return 0;	/* used once, not kept */

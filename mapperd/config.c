@@ -245,8 +245,13 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 		}
 		return set_path(c->database, sizeof(c->database), val);
 	}
-	if (!strcmp(key, "control_socket"))
+	if (!strcmp(key, "control_socket")) {
+		*why = "wants an absolute path of at most " MD_SOCKET_PATH_MAX_TEXT " bytes (a "
+		       "socket address holds no more)";
+		if (strlen(val) > MD_SOCKET_PATH_MAX)
+			return -EINVAL;
 		return set_path(c->control_socket, sizeof(c->control_socket), val);
+	}
 	if (!strcmp(key, "state_directory"))
 		return set_path(c->state_directory, sizeof(c->state_directory), val);
 	if (!strcmp(key, "notify_directory"))	/* "": no hooks */
@@ -335,9 +340,29 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * One line of @f into @buf (its newline dropped, NUL-terminated), at most
+ * @cap - 1 bytes; *@len its length, NUL bytes included.  1 read, 0 at the
+ * end, -E2BIG when longer (the rest of the file is not read).
+ */
+static int read_line(FILE *f, char *buf, size_t cap, size_t *len)
+{
+	int ch = EOF;
+
+	*len = 0;
+	while ((ch = getc(f)) != EOF && ch != '\n') {
+		if (*len + 1 >= cap)
+			return -E2BIG;
+		buf[(*len)++] = (char)ch;
+	}
+	buf[*len] = '\0';
+	return ch == EOF && *len == 0 ? 0 : 1;
+}
+
 int config_load(const char *path, bool must_exist, struct md_config *c, char *err, size_t errlen)
 {
 	char line[8192];
+	size_t len;
 	unsigned int lineno = 0;
 	FILE *f;
 	int rc = 0;
@@ -353,13 +378,22 @@ int config_load(const char *path, bool must_exist, struct md_config *c, char *er
 		return rc;
 	}
 	snprintf(c->path, sizeof(c->path), "%s", path);
-	while (fgets(line, sizeof(line), f)) {
+	while ((rc = read_line(f, line, sizeof(line), &len)) != 0) {
 		const char *why;
 		char *key, *val, *eq;
 
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(err, errlen, "%s:%u: line too long", path, lineno);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s:%u: line too long (%zu bytes at most)", path, lineno,
+				 sizeof(line) - 1);
+			rc = -EINVAL;
+			break;
+		}
+		rc = 0;
+		/* Not text (a binary file, a bad copy): say so, not "too long". */
+		if (memchr(line, '\0', len)) {
+			snprintf(err, errlen, "%s:%u: a NUL byte in the line: not a text file?", path,
+				 lineno);
 			rc = -EINVAL;
 			break;
 		}

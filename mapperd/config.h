@@ -55,6 +55,11 @@ struct md_config {
 	int64_t notify_timeout;		/* ms a hook may run */
 };
 
+/* The longest control socket path: sockaddr_un's sun_path (108 bytes on
+ * Linux) with its terminating NUL. */
+#define MD_SOCKET_PATH_MAX 107
+#define MD_SOCKET_PATH_MAX_TEXT "107"
+
 void config_defaults(struct md_config *c);
 void config_free(struct md_config *c);
 /*
@@ -63,6 +68,15 @@ void config_free(struct md_config *c);
  * puts "FILE:LINE: what is wrong" into @err; @c then holds the defaults.
  */
 int config_load(const char *path, bool must_exist, struct md_config *c, char *err, size_t errlen);
+/*
+ * What --check-config adds to the parse: the settings that only fail once
+ * the daemon starts, looked at on this system (a control socket path too
+ * long for a socket address, given with --socket; a metrics_file that names
+ * a folder; a notify_directory whose hooks would never run because others
+ * may write to it or it is not root's).  0, or -EINVAL with "FILE: key =
+ * 'value': why" in @err.
+ */
+int config_check(const struct md_config *c, char *err, size_t errlen);
 /* Every key with its effective value, in the file's syntax. */
 void config_print(const struct md_config *c, FILE *out);
 

@@ -52,7 +52,7 @@ static void connect_db(struct md_dbwriter *w, bool first)
 		w->st = NULL;
 		if (first)
 			log_err("event pipeline: cannot open the database %s: %s", w->db_path,
-				map_strerror(rc));
+				map_store_error(rc) ? map_store_error(rc) : map_strerror(rc));
 		return;
 	}
 	w->db_dev = sb.st_dev;
@@ -177,7 +177,7 @@ static int keep(struct md_dbwriter *w, struct md_spool_entry *e, const char *why
 int md_dbwriter_write(struct md_dbwriter *w, struct md_spool_entry *e, int *nnew,
 		      bool (*stopping)(void *arg), void *arg)
 {
-	char why[96];
+	char why[512];
 	int rc;
 
 	*nnew = 0;
@@ -210,7 +210,10 @@ int md_dbwriter_write(struct md_dbwriter *w, struct md_spool_entry *e, int *nnew
 			map_strerror(rc));
 		md_dbwriter_release(w);
 	}
-	snprintf(why, sizeof(why), "failed: %s", map_strerror(rc));
+	/* Which file and SQLite's words (a full disk is the database's, not
+	 * the reporting filesystem's). */
+	snprintf(why, sizeof(why), "failed: %.480s",
+		 map_store_error(rc) ? map_store_error(rc) : map_strerror(rc));
 	return keep(w, e, why);
 }
 

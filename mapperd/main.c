@@ -303,6 +303,11 @@ int main(int argc, char **argv)
 	cli = o;
 	apply_overrides(&d->cfg);
 	if (o.check) {
+		if (config_check(&d->cfg, err, sizeof(err))) {
+			fprintf(stderr, "mapperd: %s\n", err);
+			config_free(&d->cfg);
+			return EXIT_ERROR;
+		}
 		config_print(&d->cfg, stdout);
 		config_free(&d->cfg);
 		return 0;
@@ -350,7 +355,7 @@ int main(int argc, char **argv)
 	rc = map_store_open(d->db_path, 0, &d->st);
 	if (rc) {
 		fprintf(stderr, "mapperd: cannot open the database %s: %s\n", d->db_path,
-			map_strerror(rc));
+			map_store_error(rc) ? map_store_error(rc) : map_strerror(rc));
 		goto fail;
 	}
 	md_db_init(d);

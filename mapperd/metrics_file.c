@@ -9,6 +9,7 @@
  * daemon stopped.  The file itself is written by libmap
  * (map_metrics_write_file: FILE.tmp, 0644, rename).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -115,7 +116,10 @@ double md_metrics_file_tick(struct map_store *st)
 		mf.last = now;
 		mf.written = true;
 		if (rc && -rc != mf.failed)
-			log_err("metrics file %s: %s; trying again later", path, map_strerror(rc));
+			log_err("metrics file %s: %s; trying again later", path,
+				rc == -ELOOP ? "a folder on its path is a symbolic link (none is "
+					       "followed: give the folder it points to)" :
+				map_strerror(rc));
 		else if (!rc && mf.failed)
 			log_notice("metrics file %s written again", path);
 		mf.failed = rc ? -rc : 0;

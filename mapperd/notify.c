@@ -97,16 +97,43 @@ void md_notify_post(enum md_notify_event ev, const char *uuid, const char *mount
 	post(n);
 }
 
+struct md_notification *md_notify_batch_new(const char *uuid, const char *mountpoint)
+{
+	return md_notification_new(MD_NOTIFY_DAMAGE, uuid, mountpoint, 0, -1, 0);
+}
+
+void md_notify_batch_add(struct md_notification *b, const struct map_finding *f, bool is_new)
+{
+	if (b && is_new)
+		md_notification_add_finding(b, f);
+}
+
+void md_notify_batch_post(struct md_notification *b, const char *uuid, const char *mountpoint,
+			  int nnew, int open_findings)
+{
+	if (!b)
+		return;
+	if (nnew <= 0) {
+		md_notification_free(b);
+		return;
+	}
+	snprintf(b->uuid, sizeof(b->uuid), "%s", uuid);
+	snprintf(b->mountpoint, sizeof(b->mountpoint), "%s", mountpoint);
+	b->new_findings = nnew;
+	b->open_findings = open_findings;
+	b->time = (int64_t)time(NULL);
+	post(b);
+}
+
 void md_notify_batch_begin(const char *uuid, const char *mountpoint)
 {
 	md_notification_free(batch);
-	batch = md_notification_new(MD_NOTIFY_DAMAGE, uuid, mountpoint, 0, -1, 0);
+	batch = md_notify_batch_new(uuid, mountpoint);
 }
 
 void md_notify_note_finding(const struct map_finding *f, bool is_new)
 {
-	if (batch && is_new)
-		md_notification_add_finding(batch, f);
+	md_notify_batch_add(batch, f, is_new);
 }
 
 void md_notify_batch_end(const char *uuid, const char *mountpoint, int nnew, int open_findings)
@@ -114,16 +141,5 @@ void md_notify_batch_end(const char *uuid, const char *mountpoint, int nnew, int
 	struct md_notification *n = batch;
 
 	batch = NULL;
-	if (!n)
-		return;
-	if (nnew <= 0) {
-		md_notification_free(n);
-		return;
-	}
-	snprintf(n->uuid, sizeof(n->uuid), "%s", uuid);
-	snprintf(n->mountpoint, sizeof(n->mountpoint), "%s", mountpoint);
-	n->new_findings = nnew;
-	n->open_findings = open_findings;
-	n->time = (int64_t)time(NULL);
-	post(n);
+	md_notify_batch_post(n, uuid, mountpoint, nnew, open_findings);
 }

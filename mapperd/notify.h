@@ -14,6 +14,7 @@
 #include "map.h"
 
 struct md_daemon;
+struct md_notification;
 
 enum md_notify_event {
 	MD_NOTIFY_DAMAGE,		/* new findings stored (event or scan) */
@@ -32,11 +33,22 @@ void md_notify_post(enum md_notify_event ev, const char *uuid, const char *mount
 		    int new_findings, int open_findings);
 
 /*
- * Collect the new findings a thread stores between begin and end (findlog.c
- * hands each to md_notify_note_finding); end posts "damage" when @nnew > 0
- * with them as the findings JSON.  Per thread; a no-op outside a batch.
+ * A batch: the new findings of one write or one scan, posted as one "damage"
+ * notification whose findings JSON lists them.  md_notify_batch_new starts
+ * one for a caller that hands it every finding itself (a scan: its media
+ * readers store findings on threads of their own; the caller serializes the
+ * adds); md_notify_batch_post posts it when @nnew > 0 and frees it.
  */
-/* @uuid, @mountpoint: the filesystem of the findings (their paths are under it) */
+struct md_notification *md_notify_batch_new(const char *uuid, const char *mountpoint);
+void md_notify_batch_add(struct md_notification *b, const struct map_finding *f, bool is_new);
+void md_notify_batch_post(struct md_notification *b, const char *uuid, const char *mountpoint,
+			  int nnew, int open_findings);
+
+/*
+ * The same bound to the calling thread, for a write that stores its findings
+ * on that thread (findlog.c hands each to md_notify_note_finding, a no-op
+ * outside a batch).  @uuid, @mountpoint: the filesystem of the findings.
+ */
 void md_notify_batch_begin(const char *uuid, const char *mountpoint);
 void md_notify_note_finding(const struct map_finding *f, bool is_new);
 void md_notify_batch_end(const char *uuid, const char *mountpoint, int nnew, int open_findings);

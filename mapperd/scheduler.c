@@ -48,7 +48,11 @@ struct running {
 	char phase[16];
 	/* result, read after the join */
 	int rc, holder;
+	char why[512];			/* a database error in words (map_store_error) */
 	struct map_scan_result res;
+	/* The scan's new findings for the hooks: map_scan calls on_found from
+	 * the media readers' threads, one at a time (under its own lock). */
+	struct md_notification *batch;
 };
 
 struct md_sched {
@@ -80,6 +84,7 @@ static void on_found(const struct map_finding *f, bool is_new, void *arg)
 	struct running *r = arg;
 
 	md_log_finding(r->job.uuid, r->mountpoint, f, is_new, "scan");
+	md_notify_batch_add(r->batch, f, is_new);
 }
 
 static void *scan_thread(void *arg)
@@ -96,15 +101,19 @@ static void *scan_thread(void *arg)
 	if (rc == 0 && strcmp(map_fs_info(fs)->uuid, r->job.uuid) != 0)
 		rc = -MAP_EUNMOUNTED;
 	if (rc == 0) {
-		md_notify_batch_begin(r->job.uuid, r->mountpoint);
+		r->batch = md_notify_batch_new(r->job.uuid, r->mountpoint);
 		rc = map_scan(st, fs, &r->opts, &r->res, &r->holder);
 		/* Findings a scan stored are news even when it stopped early. */
-		md_notify_batch_end(r->job.uuid, r->mountpoint, r->res.new_findings,
-				    rc == 0 ? r->res.open : -1);
+		md_notify_batch_post(r->batch, r->job.uuid, r->mountpoint, r->res.new_findings,
+				     rc == 0 ? r->res.open : -1);
+		r->batch = NULL;
 		if (rc == 0 && r->res.open > 0)
 			md_notify_post(MD_NOTIFY_SCAN_DONE, r->job.uuid, r->mountpoint,
 				       r->res.new_findings, r->res.open);
 	}
+	/* Said by the main thread: the words are this thread's to take. */
+	if (rc && map_store_error(rc))
+		snprintf(r->why, sizeof(r->why), "the database: %.480s", map_store_error(rc));
 	map_fs_close(fs);
 	map_store_close(st);
 	r->rc = rc;
@@ -431,7 +440,7 @@ static void finish(struct md_daemon *d)
 		};
 
 		log_ctx_msg(LOG_ERR, &lc, "%s %s: %s scan failed: %s", r->job.uuid, mnt, kind,
-			    map_strerror(r->rc));
+			    r->why[0] ? r->why : map_strerror(r->rc));
 		/* Not again right away: the next regular time. */
 		if (fs && r->job.scheduled) {
 			if (r->job.media && d->cfg.media_interval)

@@ -3,8 +3,10 @@
  * The escapers take names, labels and mount points chosen by others.  The
  * text form must hold nothing a terminal acts on (C0/C1 controls, DEL,
  * bidirectional overrides) and must decode back to the input; the JSON form
- * must be valid JSON string content and decode back to the exact bytes.
+ * must be valid JSON string content and decode back to the exact bytes; the
+ * shell form must be one inert word that a shell reads back as the bytes.
  */
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -143,6 +145,47 @@ static void check_utf8(const unsigned char *s)
 	}
 }
 
+/* Read one shell word back as bash does: bare, '...' (a quote as '\''), or
+ * $'...' with \\, \' and \xNN; anything else the escaper never writes. */
+static size_t unescape_shell(const char *s, char *out)
+{
+	size_t n = 0;
+
+	if (s[0] == '$' && s[1] == '\'') {
+		for (s += 2; *s != '\''; s++) {
+			if (!*s)
+				abort();	/* unterminated */
+			if (*s != '\\') {
+				out[n++] = *s;
+			} else if (s[1] == '\\' || s[1] == '\'') {
+				out[n++] = *++s;
+			} else if (s[1] == 'x' && hexval(s[2]) >= 0 && hexval(s[3]) >= 0) {
+				out[n++] = (char)(hexval(s[2]) << 4 | hexval(s[3]));
+				s += 3;
+			} else {
+				abort();
+			}
+		}
+		if (s[1])
+			abort();	/* one word */
+		return n;
+	}
+	bool quoted = false;
+	for (; *s; s++) {
+		if (*s == '\'')
+			quoted = !quoted;
+		else if (!quoted && *s == '\\' && s[1] == '\'')
+			out[n++] = *++s;
+		else if (!quoted && !strchr("_@%+=:,./-", *s) && !isalnum((unsigned char)*s))
+			abort();	/* a byte a shell would act on, unquoted */
+		else
+			out[n++] = *s;
+	}
+	if (quoted)
+		abort();
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -157,10 +200,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in[size] = '\0';
 	len = strlen(in);
 
-	char *text = map_escape_text(in), *json = map_escape_json(in);
+	char *text = map_escape_text(in), *json = map_escape_json(in), *sh = map_escape_shell(in);
 	char *back = malloc(len + 1);
-	if (!text || !json || !back)
+	if (!text || !json || !sh || !back)
 		abort();
+	check_text_is_inert((const unsigned char *)sh);
+	if (unescape_shell(sh, back) != len || memcmp(back, in, len) != 0)
+		abort();
+	free(sh);
 	check_text_is_inert((const unsigned char *)text);
 	check_utf8((const unsigned char *)text);
 	check_utf8((const unsigned char *)json);

@@ -11,7 +11,11 @@
  *     control socket promptly while it runs;
  *  3. a group-writable hook is refused, with the reason in the log, and
  *     never runs;
- *  4. SIGTERM stops the daemon cleanly.
+ *  4. damage a full scan finds (as mapctl daemon scan asks) runs the hooks
+ *     with a findings JSON that lists it, with its times: the media half
+ *     of a full scan stores findings on a thread of its own, and the JSON
+ *     named nothing (issue 36);
+ *  5. SIGTERM stops the daemon cleanly.
  * With "valgrind" the daemon runs under valgrind (memcheck, leaks are
  * errors): spawning, reaping and killing hooks must stay clean.
  *
@@ -116,6 +120,9 @@ int main(int argc, char **argv)
 	fx_setup(argv[arg], vt_features());
 	vt_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 64k' -c fsync %s/victim.dat", FX_MNT);
 	uint64_t phys = fx_file_physical("victim.dat", 32768);
+	/* Never read: only the scan of step 4 finds its bad block. */
+	vt_must("xfs_io -f -c 'pwrite -q -S 0x5b 0 64k' -c fsync %s/scanned.dat", FX_MNT);
+	uint64_t phys2 = fx_file_physical("scanned.dat", 16384);
 	snprintf(uuid, sizeof(uuid), "%s", vt_out("blkid -o value -s UUID %s", FX_DUST));
 	uuid[strcspn(uuid, "\n")] = '\0';
 	REQUIRE(uuid[0], "no UUID");
@@ -149,6 +156,7 @@ int main(int argc, char **argv)
 
 	/* 1. A read over a bad block. */
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
+	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys2 / 4096));
 	vt_must("dmsetup message dust 0 enable");
 	mdt_evict(FX_MNT "/victim.dat");
 	double t0 = mdt_mono();
@@ -224,7 +232,31 @@ int main(int argc, char **argv)
 	CHECK(log_has("hook " HOOKS "/30-gw not run: it is group or world writable"),
 	      "no refusal in the log");
 
-	/* 4. */
+	/* 4. A full scan in the daemon finds scanned.dat (and victim.dat again). */
+	CHECK_INT(mdt_request("scan full " FX_MNT, reply, sizeof(reply)), 0);
+	double end = mdt_mono() + 180;
+	while (count(OUT "/done.damage.*", NULL, 0) < 2 && mdt_mono() < end)
+		mdt_sleep(0.2);
+	CHECK_INT(count(OUT "/done.damage.*", NULL, 0), 2);
+	glob_t g;
+	const char *scan_json = "";
+	if (glob(OUT "/json.damage.*", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (strcmp(g.gl_pathv[i], json_path))
+				scan_json = slurp(g.gl_pathv[i]);
+		globfree(&g);
+	}
+	printf("---- findings JSON of the scan ----\n%s----\n", scan_json);
+	CHECK(strstr(scan_json, "\"new_findings\":1,") != NULL, "the scan's new finding count");
+	CHECK(strstr(scan_json, "\"paths\":[\"" FX_MNT "/scanned.dat\"]") != NULL,
+	      "the scan's findings JSON does not name the damaged file");
+	snprintf(want, sizeof(want), "\"device_offset\":%llu", (unsigned long long)phys2);
+	CHECK(strstr(scan_json, want) != NULL, "want %s", want);
+	CHECK(!strstr(scan_json, FX_MNT "/victim.dat"), "a finding seen again listed as new");
+	CHECK(!strstr(scan_json, "\"first_seen_time\":null") &&
+	      !strstr(scan_json, "\"last_seen_time\":null"), "a scan's finding without its times");
+
+	/* 5. */
 	int status = mdt_stop(pid);
 	if (valgrind)
 		vt_sh("cat " MDT_DIR "/valgrind.log");

@@ -8,7 +8,10 @@
 #    systemd-run when systemd runs this system (/run/systemd/system), else
 #    direct;
 #  - sendmail's exit status is the hook's, in both ways;
-#  - no sendmail: exit 0 with a word on stderr; a bad MAPPER_MAIL_VIA: exit 1.
+#  - no sendmail: exit 0 with a word on stderr; a bad MAPPER_MAIL_VIA: exit 1;
+#  - a mount point or recipient with a newline (or another control
+#    character) adds no header of its own (issue 36): every header is one
+#    line, the mail's header block has exactly the hook's four headers.
 # Usage: test_notify_mail.sh HOOK
 set -u
 hook=$1
@@ -43,7 +46,7 @@ run() {
 	rm -f "$tmp/out/"*
 	env -i PATH="$tmp/bin:/usr/sbin:/usr/bin:/sbin:/bin" HOME=/ LANG=C \
 		MAPPER_EVENT=damage MAPPER_FS_UUID=5d0c3f7e-1a2b-4c3d-8e9f-0a1b2c3d4e5f \
-		MAPPER_MOUNTPOINT=/mnt/x MAPPER_NEW_FINDINGS=1 MAPPER_OPEN_FINDINGS=2 \
+		MAPPER_MOUNTPOINT="${MNT:-/mnt/x}" MAPPER_MAIL_TO="${TO:-root}" MAPPER_NEW_FINDINGS=1 MAPPER_OPEN_FINDINGS=2 \
 		MAPPER_FINDINGS_JSON="$tmp/f.json" MAPPER_TIME=0 MAPPER_VERSION=0.1.0 \
 		MAPPER_SENDMAIL="${SENDMAIL:-$tmp/bin/sendmail}" MAPPER_MAIL_VIA="$via" \
 		FAKE_SENDMAIL_STATUS="${STATUS:-0}" \
@@ -110,6 +113,31 @@ SENDMAIL=/nonexistent/sendmail run auto
 run bogus
 [ "$status" = 1 ] && grep -q 'MAPPER_MAIL_VIA=bogus' "$tmp/stderr" && echo "ok: bad MAPPER_MAIL_VIA" ||
 	fail "MAPPER_MAIL_VIA=bogus: status $status"
+
+# The header block: the lines before the first empty one.
+headers() { sed '/^$/q' "$tmp/out/mail" | sed '$d'; }
+nl='
+'
+MNT="/mnt/x${nl}Bcc: attacker@example.org${nl}X-Evil:	$(printf '\r')" run direct
+[ "$status" = 0 ] || fail "newline mount point: exit status $status"
+headers > "$tmp/headers"
+if grep -qi '^bcc:\|^x-evil:' "$tmp/headers" || [ "$(wc -l < "$tmp/headers")" != 4 ] ||
+	grep -q "$(printf '\r')" "$tmp/headers"; then
+	fail "a mount point with a newline made headers of its own:$nl$(cat -A "$tmp/headers")"
+else
+	echo "ok: a mount point with a newline stays in its Subject: $(grep '^Subject' "$tmp/headers")"
+fi
+TO="root${nl}Bcc: attacker@example.org" run direct
+headers > "$tmp/headers"
+if grep -qi '^bcc:' "$tmp/headers" || [ "$(wc -l < "$tmp/headers")" != 4 ]; then
+	fail "MAPPER_MAIL_TO with a newline made headers of its own:$nl$(cat -A "$tmp/headers")"
+else
+	echo "ok: a recipient with a newline stays one header: $(grep '^To' "$tmp/headers")"
+fi
+MNT="/mnt/it's a b" run direct
+grep -qxF "The damaged files: mapctl files '/mnt/it'\\''s a b'" "$tmp/out/mail" &&
+	echo "ok: the hint quotes the mount point for a shell" ||
+	fail "the hint does not quote: $(grep 'mapctl files' "$tmp/out/mail")"
 
 [ "$fails" = 0 ] && echo PASS && exit 0
 echo "$fails failure(s)"

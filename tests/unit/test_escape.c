@@ -19,8 +19,26 @@ static void json(const char *in, const char *want)
 	free(got);
 }
 
+static void shell(const char *in, const char *want)
+{
+	char *got = map_escape_shell(in);
+
+	CHECK_STR(got, want);
+	free(got);
+}
+
 int main(void)
 {
+	/* Issue 36: a mount point in a hint is one word a shell reads back. */
+	shell("/srv/data-1", "/srv/data-1");
+	shell("/srv/my data", "'/srv/my data'");
+	shell("/srv/it's", "'/srv/it'\\''s'");
+	shell("", "''");
+	shell("/srv/$HOME;rm", "'/srv/$HOME;rm'");
+	shell("/srv/caf\xc3\xa9", "'/srv/caf\xc3\xa9'");
+	shell("/srv/new\nline's", "$'/srv/new\\x0aline\\'s'");
+	shell("/srv/bad\xff\\x", "$'/srv/bad\\xff\\\\x'");
+	shell("/srv/a\xc2\x9b" "31m", "$'/srv/a\\xc2\\x9b31m'");
 	text("plain name.txt", "plain name.txt");
 	text("new\nline", "new\\nline");
 	text("tab\there", "tab\\there");

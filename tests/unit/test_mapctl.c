@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,7 +150,7 @@ static void test_status_max_age(void)
 	r = run(args);
 	CHECK_INT(r->rc, 1);
 	CHECK(strstr(r->out, "state: UNVERIFIED - never scanned"), "%s", r->out);
-	CHECK(strstr(r->out, "run 'mapctl scan /mnt/age'"), "%s", r->out);
+	CHECK(strstr(r->out, "run mapctl scan /mnt/age"), "%s", r->out);
 	snprintf(args, sizeof(args), "--db %s status --max-age 8d", db);
 	CHECK_INT(run(args)->rc, 1);
 	snprintf(args, sizeof(args), "--db %s status --json", db);
@@ -187,7 +189,7 @@ static void test_status_max_age(void)
 	CHECK_INT(r->rc, 1);
 	CHECK(strstr(r->out, "state: OK - last complete scan 1 hour ago, older than 30m"), "%s",
 	      r->out);
-	CHECK(strstr(r->out, "action: run 'mapctl scan /mnt/age'"), "%s", r->out);
+	CHECK(strstr(r->out, "action: run mapctl scan /mnt/age"), "%s", r->out);
 
 	/* open findings stay exit 1, and say both */
 	add_finding(st, fs_id, 131, "a.dat");
@@ -267,6 +269,172 @@ static void test_locate_wrap(void)
 
 /* Issue 12, item 9: sizes beyond long long (or not numbers at all) were
  * converted anyway, which is undefined. */
+/* Issue 36: the next steps name the mount point as one shell word, so a
+ * mount point with a space or a quote can be pasted. */
+static void test_hints_quoted(void)
+{
+	char db[128], args[256];
+	struct map_store *st = new_db("hints.db", db, sizeof(db));
+	int64_t fs_id = add_fs(st, "/srv/my data", "", "", "");
+
+	add_scan(st, fs_id, "complete", true, (int64_t)time(NULL) - 60);
+	add_finding(st, fs_id, 131, "a.dat");
+	map_store_close(st);
+	snprintf(args, sizeof(args), "--db %s status", db);
+	struct sf_result *r = run(args);
+	CHECK_INT(r->rc, 1);
+	CHECK(strstr(r->out, "mapctl refetch '/srv/my data' --from MIRROR"), "%s", r->out);
+	CHECK(strstr(r->out, "mapctl scan '/srv/my data'"), "%s", r->out);
+	CHECK(!strstr(r->out, "mapctl scan /srv/my data"), "an unquoted hint: %s", r->out);
+}
+
+/* Issue 36: an option error is one line, with the command's prefix and the
+ * option named (getopt's own message came first, prefixed "files:"). */
+static void test_option_errors(void)
+{
+	static const struct { const char *args, *says; } cases[] = {
+		{ "files --bogus", "mapctl files: unknown option '--bogus' (see 'mapctl files --help')" },
+		{ "status -q", "mapctl status: unknown option '-q' (see 'mapctl status --help')" },
+		{ "metrics --output", "mapctl metrics: option '--output' needs a value (see "
+		  "'mapctl metrics --help')" },
+		{ "history --json=yes", "mapctl history: option '--json' takes no value (see "
+		  "'mapctl history --help')" },
+	};
+	char args[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(args, sizeof(args), "--db %s/none.db %s", dir, cases[i].args);
+		struct sf_result *r = run(args);
+		char want[256];
+
+		snprintf(want, sizeof(want), "%s\n", cases[i].says);
+		CHECK_INT(r->rc, 2);
+		CHECK_STR(r->err, want);
+	}
+}
+
+static void add_action(struct map_store *st, int64_t fs_id, const char *action,
+		       const char *outcome, const char *detail)
+{
+	struct map_action a = { .fs_id = fs_id, .at = 1700000000 };
+
+	snprintf(a.action, sizeof(a.action), "%s", action);
+	snprintf(a.user, sizeof(a.user), "root");
+	snprintf(a.outcome, sizeof(a.outcome), "%s", outcome);
+	snprintf(a.detail, sizeof(a.detail), "%s", detail);
+	REQUIRE(map_store_action_add(st, &a) == 0, "action_add");
+}
+
+/* Issue 36: the offline path's rows ("xfs_repair -n", "overwrite") keep
+ * history's columns, and a device names its filesystem as it does for
+ * repair --offline (by the UUID in its superblock, or the device recorded). */
+static void test_history(void)
+{
+	char db[128], args[512], node[128];
+	struct map_store *st = new_db("history.db", db, sizeof(db));
+	struct map_fs_info info;
+	int64_t fs_id = 0;
+
+	memset(&info, 0, sizeof(info));
+	snprintf(node, sizeof(node), "%s/vdz", dir);
+	/* A block device node of no device (loop minor 250): nothing to
+	 * probe, so only the recorded name says which filesystem it is. */
+	REQUIRE(mknod(node, S_IFBLK | 0600, makedev(7, 250)) == 0, "mknod %s", node);
+	snprintf(info.uuid, sizeof(info.uuid), "6e1d4f8f-2b3c-4d4e-9fa0-1b2c3d4e5f60");
+	snprintf(info.mountpoint, sizeof(info.mountpoint), "/srv/off");
+	snprintf(info.device, sizeof(info.device), "%s", node);
+	info.geo.blocksize = 4096;
+	info.geo.agcount = 4;
+	REQUIRE(map_store_fs_upsert(st, &info, &fs_id) == 0, "fs_upsert");
+	add_action(st, fs_id, "scan", "complete", "metadata and media");
+	add_action(st, fs_id, "overwrite", "overwritten", "offline: 2 sectors");
+	add_action(st, fs_id, "xfs_repair -n", "not-clean", "offline: xfs_repair -n exited 1");
+	add_action(st, fs_id, "xfs_repair", "done", "offline: xfs_repair exited 0");
+	map_store_close(st);
+
+	snprintf(args, sizeof(args), "--db %s history %s", db, node);
+	struct sf_result *r = run(args);
+	CHECK_INT(r->rc, 0);
+	CHECK(r->err[0] == '\0', "history of a device: %s", r->err);
+	CHECK(strstr(r->out, "xfs_repair -n"), "history of a device: %s", r->out);
+
+	/* The outcome column starts at the same place on every row. */
+	snprintf(args, sizeof(args), "--db %s history", db);
+	r = run(args);
+	CHECK_INT(r->rc, 0);
+	const char *outcomes[] = { "complete", "overwritten", "not-clean", "done  " };
+	long col = -1;
+	for (size_t i = 0; i < 4; i++) {
+		const char *at = strstr(r->out, outcomes[i]);
+		const char *start = at;
+
+		CHECK(at != NULL, "no %s in: %s", outcomes[i], r->out);
+		if (!at)
+			continue;
+		while (start > r->out && start[-1] != '\n')
+			start--;
+		if (col < 0)
+			col = at - start;
+		CHECK(at - start == col, "'%s' at column %ld, not %ld:\n%s", outcomes[i],
+		      (long)(at - start), col, r->out);
+	}
+}
+
+/* Run mapctl as nobody (no groups) with @args. */
+static struct sf_result *run_as_nobody(const char *args)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "setpriv --reuid=65534 --regid=65534 --clear-groups %s", mapctl);
+	return sf_run_mapctl(cmd, dir, NULL, args);
+}
+
+/* Issue 36: a database a reader may read, whose -shm or -wal it may not (or
+ * whose -shm it cannot make): the error names that file and why, and keeps
+ * SQLite's own words; it said "no database ... yet" or "Read-only file
+ * system" although the database is there. */
+static void test_db_file_errors(void)
+{
+	char sub[128], db[160], wal[168], shm[168], args[256];
+	struct map_store *st = NULL;
+
+	snprintf(sub, sizeof(sub), "%s/shared", dir);
+	REQUIRE(chmod(dir, 0755) == 0 && mkdir(sub, 0755) == 0, "folders");
+	snprintf(db, sizeof(db), "%s/mapper.db", sub);
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	snprintf(shm, sizeof(shm), "%s-shm", db);
+	REQUIRE(map_store_open(db, 0, &st) == 0, "open");
+	add_fs(st, "/srv/shared", "", "", "");
+	map_store_close(st);	/* -wal and -shm stay (SQLITE_FCNTL_PERSIST_WAL) */
+	snprintf(args, sizeof(args), "--db %s status", db);
+
+	REQUIRE(chmod(db, 0644) == 0 && chmod(wal, 0644) == 0 && chmod(shm, 0600) == 0, "modes");
+	struct sf_result *r = run_as_nobody(args);
+	CHECK_INT(r->rc, 2);
+	CHECK(strstr(r->err, "mapper.db-shm") && strstr(r->err, "Permission denied"),
+	      "unreadable -shm: %s", r->err);
+	CHECK(!strstr(r->err, "no database") && !strstr(r->err, "Read-only file system"),
+	      "unreadable -shm: %s", r->err);
+
+	REQUIRE(chmod(wal, 0600) == 0 && chmod(shm, 0644) == 0, "modes");
+	r = run_as_nobody(args);
+	CHECK_INT(r->rc, 2);
+	CHECK(strstr(r->err, "mapper.db-wal") && strstr(r->err, "Permission denied"),
+	      "unreadable -wal: %s", r->err);
+	CHECK(!strstr(r->err, "no database") && !strstr(r->err, "Read-only file system"),
+	      "unreadable -wal: %s", r->err);
+
+	/* No -shm, and a folder the reader cannot make one in. */
+	REQUIRE(chmod(wal, 0644) == 0 && unlink(shm) == 0 && chmod(sub, 0555) == 0, "modes");
+	r = run_as_nobody(args);
+	CHECK_INT(r->rc, 2);
+	CHECK(strstr(r->err, "mapper.db-shm") && strstr(r->err, "folder"),
+	      "-shm that cannot be made: %s", r->err);
+	CHECK(!strstr(r->err, "no database") && !strstr(r->err, "Read-only file system"),
+	      "-shm that cannot be made: %s", r->err);
+	REQUIRE(chmod(sub, 0755) == 0, "mode");
+}
+
 int main(int argc, char **argv)
 {
 	REQUIRE(argc == 2, "usage: test_mapctl PATH-TO-MAPCTL");
@@ -277,6 +445,10 @@ int main(int argc, char **argv)
 	test_status_max_age();
 	test_resolve_failed_commit();
 	test_locate_wrap();
+	test_hints_quoted();
+	test_option_errors();
+	test_history();
+	test_db_file_errors();
 	int rc = check_done();
 	if (rc == 0) {
 		char cmd[128];

@@ -5,7 +5,9 @@
  * for the exposition format; which scans and actions count; an error-report
  * count that keeps growing after the events table is pruned; --output
  * written whole through FILE.tmp and rename(), mode 0644 whatever the
- * umask, never through a link left at FILE.tmp; a store of schema 2.
+ * umask, never through a link left at FILE.tmp nor through a folder on
+ * the path replaced by a link; no database yet: every family without
+ * samples, exit 0 (a new server's textfile job); a store of schema 2.
  *
  * Usage: test_metrics PATH-TO-MAPCTL OUTPUT-FILE
  * OUTPUT-FILE receives the metrics (for the promtool check of tests/CMakeLists.txt).
@@ -341,6 +343,63 @@ static void test_schema2(void)
 	check_events_line(db, 4);
 }
 
+/* --output through a folder on the path that was replaced by a symbolic
+ * link (a folder of another user, swapped for a link to one of root's):
+ * refused, nothing written where the link points. */
+static void test_output_link(const char *db)
+{
+	char args[512], target[128], link[128], written[160];
+	struct stat sb;
+
+	snprintf(target, sizeof(target), "%s/roots-folder", dir);
+	snprintf(link, sizeof(link), "%s/users-folder", dir);
+	REQUIRE(mkdir(target, 0755) == 0 && symlink(target, link) == 0, "folder and link");
+	snprintf(written, sizeof(written), "%s/mapper.prom", target);
+
+	snprintf(args, sizeof(args), "--db %s metrics --output %s/mapper.prom", db, link);
+	struct sf_result *r = run(NULL, args);
+	CHECK_INT(r->rc, 2);
+	CHECK(strstr(r->err, "symbolic link"), "stderr: %s", r->err);
+	CHECK(lstat(written, &sb) < 0 && errno == ENOENT, "written through the link: %s", written);
+	snprintf(written, sizeof(written), "%s/mapper.prom.tmp", target);
+	CHECK(lstat(written, &sb) < 0 && errno == ENOENT, "written through the link: %s", written);
+
+	/* Deeper on the path too: LINK/sub/FILE. */
+	REQUIRE(mkdir(strcat(strcpy(written, target), "/sub"), 0755) == 0, "sub");
+	snprintf(args, sizeof(args), "--db %s metrics --output %s/sub/mapper.prom", db, link);
+	r = run(NULL, args);
+	CHECK_INT(r->rc, 2);
+	CHECK(stat(strcat(written, "/mapper.prom"), &sb) < 0 && errno == ENOENT,
+	      "written through the link: %s", written);
+
+	/* A relative name in the working folder still works. */
+	char cd[160];
+	snprintf(cd, sizeof(cd), "cd %s", target);
+	r = run(cd, "metrics --db ../metrics.db --output ./rel.prom");
+	CHECK_INT(r->rc, 0);
+	CHECK(r->err[0] == '\0', "stderr: %s", r->err);
+	snprintf(written, sizeof(written), "%s/rel.prom", target);
+	CHECK(stat(written, &sb) == 0, "%s not written", written);
+}
+
+/* Every family, no sample; 9 of each. */
+static void check_no_samples(const char *out)
+{
+	int help = 0, type = 0, samples = 0;
+
+	for (const char *p = out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		if (strncmp(p, "# HELP ", 7) == 0)
+			help++;
+		else if (strncmp(p, "# TYPE ", 7) == 0)
+			type++;
+		else
+			samples++;
+	}
+	CHECK_INT(help, 9);
+	CHECK_INT(type, 9);
+	CHECK_INT(samples, 0);
+}
+
 /* An empty store still describes every family, with no samples. */
 static void test_empty(void)
 {
@@ -353,18 +412,33 @@ static void test_empty(void)
 	snprintf(args, sizeof(args), "--db %s metrics", db);
 	struct sf_result *r = run(NULL, args);
 	CHECK_INT(r->rc, 0);
-	int help = 0, type = 0, samples = 0;
-	for (const char *p = r->out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
-		if (strncmp(p, "# HELP ", 7) == 0)
-			help++;
-		else if (strncmp(p, "# TYPE ", 7) == 0)
-			type++;
-		else
-			samples++;
-	}
-	CHECK_INT(help, 9);
-	CHECK_INT(type, 9);
-	CHECK_INT(samples, 0);
+	check_no_samples(r->out);
+}
+
+/* No database yet (a new server whose textfile job runs before the first
+ * scan): the same as an empty one, on stdout and with --output, exit 0,
+ * and no database made. */
+static void test_no_database(void)
+{
+	char db[128], args[512], prom[128], got[16384];
+	struct stat sb;
+
+	snprintf(db, sizeof(db), "%s/not-yet/mapper.db", dir);
+	snprintf(args, sizeof(args), "--db %s metrics", db);
+	struct sf_result *r = run(NULL, args);
+	CHECK_INT(r->rc, 0);
+	CHECK(r->err[0] == '\0', "stderr: %s", r->err);
+	check_no_samples(r->out);
+	CHECK(strstr(r->out, "# TYPE mapper_open_findings gauge\n"), "families: %s", r->out);
+
+	snprintf(prom, sizeof(prom), "%s/fresh.prom", dir);
+	snprintf(args, sizeof(args), "--db %s metrics --output %s", db, prom);
+	r = run(NULL, args);
+	CHECK_INT(r->rc, 0);
+	CHECK(r->err[0] == '\0', "stderr: %s", r->err);
+	sf_slurp(prom, got, sizeof(got));
+	check_no_samples(got);
+	CHECK(stat(db, &sb) < 0 && errno == ENOENT, "a database was made at %s", db);
 }
 
 int main(int argc, char **argv)
@@ -379,7 +453,9 @@ int main(int argc, char **argv)
 	build_store(db);
 	test_stdout(db, argv[2]);
 	test_output(db);
+	test_output_link(db);
 	test_empty();
+	test_no_database();
 	test_schema2();
 	int rc = check_done();
 	if (rc == 0) {

@@ -722,6 +722,56 @@ static void test_migration(void)
 	map_store_close(st);
 }
 
+/* Issue 36: a sighting mapperd kept in its spool while the database was
+ * away is replayed later with the time it was seen.  Into a row seen since,
+ * it must not move last_seen back (nor the evidence's), and the finding
+ * handed back says when the row was really last seen. */
+static void test_replayed_sighting(void)
+{
+	struct map_store *st = open_db(path_in("replay.db"));
+	int64_t fs_id = add_fs(st);
+	struct evidence_list ev;
+	struct map_finding f, row;
+	bool is_new = false;
+	int64_t t0 = (int64_t)time(NULL);
+
+	map_finding_init(&f);
+	f.fs_id = fs_id;
+	snprintf(f.source, sizeof(f.source), "event");
+	snprintf(f.kind, sizeof(f.kind), "file");
+	f.has_range = true;
+	f.physical = 1 << 20;
+	f.length = 4096;
+	f.ino = 131;
+	f.mode = 0100644;
+	f.has_offset = true;
+	REQUIRE(map_finding_add_path(&f, "a/b.dat") == 0, "add_path");
+	REQUIRE(map_store_finding_record(st, 0, &f, &is_new) == 0 && is_new, "first sighting");
+	int64_t id = f.id;
+	REQUIRE(map_store_finding_get(st, id, &row) == 0, "finding_get");
+	int64_t seen = row.last_seen, first = row.first_seen;
+	CHECK(seen >= t0, "last_seen %lld before the sighting", (long long)seen);
+	map_finding_clear(&row);
+
+	/* The spooled sighting of two hours ago. */
+	f.last_seen = t0 - 7200;
+	REQUIRE(map_store_finding_record(st, 0, &f, &is_new) == 0 && !is_new, "replayed sighting");
+	CHECK_INT(f.id, id);
+	REQUIRE(map_store_finding_get(st, id, &row) == 0, "finding_get");
+	CHECK(row.last_seen == seen, "last_seen moved from %lld to %lld", (long long)seen,
+	      (long long)row.last_seen);
+	CHECK(row.first_seen == t0 - 7200 || row.first_seen == first,
+	      "first_seen %lld", (long long)row.first_seen);
+	map_finding_clear(&row);
+	CHECK(f.last_seen == seen, "the finding handed back says last seen %lld, the row %lld",
+	      (long long)f.last_seen, (long long)seen);
+	CHECK_INT(evidence_of(st, id, &ev), 1);
+	CHECK(ev.v[0].last_seen == seen, "evidence last_seen moved from %lld to %lld",
+	      (long long)seen, (long long)ev.v[0].last_seen);
+	map_finding_clear(&f);
+	map_store_close(st);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/test_store.XXXXXX");
@@ -735,6 +785,7 @@ int main(void)
 	test_parent_kind();
 	test_resolution();
 	test_migration();
+	test_replayed_sighting();
 	int rc = check_done();
 	if (rc == 0) {
 		char cmd[128];
