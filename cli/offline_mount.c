@@ -41,10 +41,13 @@ say_why(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* One name, a folder, no link of any kind: RESOLVE_NO_SYMLINKS refuses a
+ * symbolic link as the name itself too (ELOOP), as long as O_NOFOLLOW is
+ * not given (with O_PATH that would open the link). */
 static int open_beneath(int dirfd, const char *name)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
 	};
 	long fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));

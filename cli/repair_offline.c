@@ -286,6 +286,7 @@ static int resolve_target(struct offline *x)
 		rc = identify_device(x);
 		if (rc)
 			return rc;
+		t->fs_id = t->sfs.id;
 	} else {
 		if (!realpath(arg, real))
 			return fail(ctl, -errno, "%s", shown(arg));
@@ -951,8 +952,9 @@ static void print_plan(const struct offline *x, FILE *out)
 	fprintf(out, "3. Mount %s at %s again (not with --no-mount).\n", dev, mnt);
 	fprintf(out, "4. mapctl refetch %s --from MIRROR puts every file xfs_repair removed or "
 		"moved to lost+found back at its recorded path and copies the zeroed data back; "
-		"then mapctl scan %s checks that nothing is left.  Refetch first: a scan reads "
-		"zeroed data as good and would close its findings.\n", mnt, mnt);
+		"then mapctl scan %s checks that nothing is left.  Findings whose sectors are "
+		"overwritten become 'zeroed': a scan reads zeros as good data, so only a verified "
+		"refetch (or mapctl resolve) closes them.\n", mnt, mnt);
 	if (t->mounted_at[0])
 		fprintf(out, "Run: umount %s && mapctl repair --offline %s\n", shown(t->mounted_at),
 			dev);
@@ -1003,6 +1005,25 @@ static void json_plan(const struct offline *x, FILE *out)
 
 /* ---- the whole ---- */
 
+/* Another device has this filesystem's UUID mounted: ours is a copy (a
+ * cloned disk, a snapshot), and its repair is not the recorded one's.
+ * 0 or EXIT_ERROR. */
+static int refuse_clone(const struct offline *x)
+{
+	char mnt[PATH_MAX], src[PATH_MAX];
+	int rc = offline_uuid_mounted_elsewhere(x->t.sfs.uuid, x->t.rdev, mnt, sizeof(mnt), src,
+						sizeof(src));
+
+	if (rc < 0)
+		return fail(x->ctl, rc, "reading /proc/self/mountinfo");
+	if (rc > 0)
+		return fail(x->ctl, 0, "the XFS filesystem %s is mounted at %s from %s: %s is a "
+			    "copy of it (or the same disk under another name); refused, nothing "
+			    "written or recorded", x->t.sfs.uuid, shown(mnt), shown(src),
+			    shown(x->t.device));
+	return 0;
+}
+
 /*
  * The device as opened for writing (O_EXCL): the same device that was
  * identified by name, still with the same signature, and no other device
@@ -1014,7 +1035,7 @@ static int check_open_device(struct offline *x)
 {
 	const struct ctl *ctl = x->ctl;
 	struct offline_probe now;
-	char path[64], mnt[PATH_MAX], src[PATH_MAX];
+	char path[64];
 	struct stat st;
 	int fd, rc;
 
@@ -1037,16 +1058,7 @@ static int check_open_device(struct offline *x)
 		    : x->t.by_uuid)
 		return fail(ctl, 0, "%s changed since it was identified: refused",
 			    shown(x->t.device));
-	rc = offline_uuid_mounted_elsewhere(x->t.sfs.uuid, x->t.rdev, mnt, sizeof(mnt), src,
-					    sizeof(src));
-	if (rc < 0)
-		return fail(ctl, rc, "reading /proc/self/mountinfo");
-	if (rc > 0)
-		return fail(ctl, 0, "the XFS filesystem %s is mounted at %s from %s: %s is a copy "
-			    "of it (or the same disk under another name); refused, nothing written "
-			    "or recorded", x->t.sfs.uuid, shown(mnt), shown(src),
-			    shown(x->t.device));
-	return 0;
+	return refuse_clone(x);
 }
 
 static bool confirm(const struct offline *x)
@@ -1163,8 +1175,9 @@ static int do_offline(struct offline *x)
 	fprintf(x->say, "%s. Now put back what was lost, then check:\n"
 		"     mapctl refetch %s --from MIRROR\n"
 		"     mapctl scan %s\n"
-		"   (refetch first: a scan reads zeroed data as good and would close its "
-		"findings)\n", x->o->no_mount ? "3" : "4", mnt, mnt);
+		"   (findings whose sectors were overwritten are 'zeroed': no scan closes them, "
+		"only a verified refetch or mapctl resolve)\n", x->o->no_mount ? "3" : "4", mnt,
+		mnt);
 	rc = 0;
 out:
 	if (x->o->json)
@@ -1187,6 +1200,8 @@ int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 	int lock = -1, holder = 0, rc;
 
 	x.say = o->json ? stderr : stdout;
+	/* Progress lines, then a failure on stderr: in that order in a log. */
+	setvbuf(x.say, NULL, _IOLBF, 0);
 	if (!o->target || !o->target[0])
 		return fail(ctl, 0, "which filesystem? give its device or mount point");
 	if (!o->plan_only && (rc = need_root(ctl, "offline repair")) != 0)
@@ -1202,7 +1217,7 @@ int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 			  shown(x.t.device), shown(x.t.mounted_at), shown(x.t.mounted_at));
 		goto out;
 	}
-	if (!o->plan_only && (rc = settle_earlier_repair(&x)) != 0)
+	if (!o->plan_only && ((rc = refuse_clone(&x)) != 0 || (rc = settle_earlier_repair(&x)) != 0))
 		goto out;
 	if (!o->plan_only) {
 		/* One offline repair or scan of a filesystem at a time. */
