@@ -26,14 +26,16 @@
  * at most this late. */
 #define FOLLOW_NS (100 * 1000 * 1000)
 
-/* Our file in a folder only root writes: refuse anything else planted. */
+/* Our own file: refuse anything planted under its name where others may
+ * write (a --db in a shared folder), a hard link to root's file included,
+ * which would be truncated. */
 static int own_file(int fd)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) != 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()))
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1 || (st.st_uid != 0 && st.st_uid != geteuid()))
 		return -EPERM;
 	return 0;
 }
@@ -123,25 +125,28 @@ watch(const struct xfs_repair_job *job, int go, int log)
 	char c;
 
 	setsid();
+	/* Nothing of mapctl's terminal or pipes: a reader of mapctl's output
+	 * is not kept waiting for xfs_repair, nor xfs_repair for it. */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || dup2(fd, STDIN_FILENO) < 0 || dup2(log, STDOUT_FILENO) < 0 ||
+	    dup2(log, STDERR_FILENO) < 0)
+		_exit(XFS_REPAIR_NOT_STARTED);
+	if (fd > STDERR_FILENO)
+		close(fd);
 	if (read(go, &c, 1) != 1)
 		_exit(XFS_REPAIR_NOT_STARTED);	/* mapctl did not record the start */
 	close(go);
 	/* The node must still be the device mapctl checked and wrote to. */
 	fd = open(job->device, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != job->rdev) {
-		dprintf(log, "mapctl: %s is no longer the device that was checked; xfs_repair "
-			"not run\n", job->device);
+		dprintf(STDERR_FILENO, "mapctl: %s is no longer the device that was checked; "
+			"xfs_repair not run\n", job->device);
 		write_status(job->status, XFS_REPAIR_DEVICE_GONE);
 		_exit(XFS_REPAIR_DEVICE_GONE);
 	}
 	close(fd);
 	pid = fork();
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(log, STDOUT_FILENO) < 0 ||
-		    dup2(log, STDERR_FILENO) < 0)
-			_exit(XFS_REPAIR_NO_EXEC);
 		if (job->check)
 			execlp("xfs_repair", "xfs_repair", "-n", job->device, (char *)NULL);
 		else
@@ -150,7 +155,7 @@ watch(const struct xfs_repair_job *job, int go, int log)
 		_exit(XFS_REPAIR_NO_EXEC);
 	}
 	if (pid < 0) {
-		dprintf(log, "mapctl: cannot start xfs_repair: %s\n", strerror(errno));
+		dprintf(STDERR_FILENO, "mapctl: cannot start xfs_repair: %s\n", strerror(errno));
 		code = XFS_REPAIR_NO_EXEC;
 	} else {
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

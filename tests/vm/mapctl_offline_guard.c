@@ -238,7 +238,9 @@ static void mountpoint_swapped(void)
 	CHECK_INT(vt_sh("test -f " USER_MNT "/plain/data.bin"), 0);
 	CHECK_STR(sql("select outcome from actions where action = 'mount' order by id desc "
 		      "limit 1"), "done");
-	vt_must("umount " USER_MNT);
+	/* Wherever it went: the device is needed unmounted below. */
+	vt_sh("umount " USER_MNT "; umount " CONF "; true");
+	vt_must("! findmnt -n --source " FX_DUST);
 }
 
 /* 5: a recorded XFS device reused for something else. */
