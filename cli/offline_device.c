@@ -137,7 +137,6 @@ static void probe_name(blkid_probe pr, char *out, size_t len)
 int offline_device_probe(int fd, struct offline_probe *p)
 {
 	blkid_probe pr = blkid_new_probe();
-	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (!pr)
@@ -157,9 +156,11 @@ int offline_device_probe(int fd, struct offline_probe *p)
 
 		if (r == 1)
 			break;
+		/* A prober that met an unreadable sector (the very damage this
+		 * repairs): the next call goes on with the next prober. */
 		if (r < 0) {
-			rc = -EIO;
-			break;
+			p->read_errors++;
+			continue;
 		}
 		if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 && !strcmp(type, "xfs") &&
 		    !p->xfs) {
@@ -171,7 +172,7 @@ int offline_device_probe(int fd, struct offline_probe *p)
 		}
 	}
 	blkid_free_probe(pr);
-	return rc;
+	return 0;
 }
 
 int offline_device_probe_path(const char *dev, struct offline_probe *p)

@@ -37,10 +37,12 @@ struct offline_probe {
 	char other[64];			/* the first other signature: "ext4 (filesystem)",
 					 * "linux_raid_member (raid)", "gpt (partition table)";
 					 * "" when none */
+	unsigned int read_errors;	/* probers that met an unreadable sector */
 };
 
 /* Probe the device open at @fd (read through the page cache; any fd of the
- * device).  0, or a negative errno when it could not be read at all. */
+ * device).  0, or a negative errno when it could not be probed at all; a
+ * prober that cannot read its sectors is counted and the others go on. */
 int offline_device_probe(int fd, struct offline_probe *p);
 /* The same by path, for the plan (which may not open the device to write). */
 int offline_device_probe_path(const char *dev, struct offline_probe *p);
