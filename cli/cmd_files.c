@@ -26,7 +26,7 @@ static int show(const struct map_finding *f, void *arg)
 {
 	struct files *fl = arg;
 
-	if (f->state == MAP_STATE_OPEN)
+	if (map_state_is_open(f->state))
 		fl->open++;
 	fl->shown++;
 	if (fl->ctl->json)

@@ -487,6 +487,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		{ "offline-plan", no_argument, NULL, 'P' },
 		{ "offline", no_argument, NULL, 'O' },
 		{ "no-mount", no_argument, NULL, 'M' },
+		{ "uuid", required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct repair_plan plan = { 0 };
@@ -516,6 +517,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		case 'P': offline_plan = true; break;
 		case 'O': offline = true; break;
 		case 'M': off.no_mount = true; break;
+		case 'U': off.uuid = optarg; break;
 		default: return fail(ctl, 0, "see 'mapctl repair --help'");
 		}
 	}
@@ -532,6 +534,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			    "or --dry-run (--offline-plan is its dry run)");
 	if (off.no_mount && !offline)
 		return fail(ctl, 0, "--no-mount goes with --offline");
+	if (off.uuid && !offline && !offline_plan)
+		return fail(ctl, 0, "--uuid goes with --offline or --offline-plan");
 	if (offline || offline_plan) {
 		off.target = argv[optind];
 		off.plan_only = offline_plan;
@@ -645,7 +649,7 @@ const struct command cmd_repair = {
 	"repair", run, "rebuild damaged metadata through the kernel, in a safe order (opt-in)",
 	"Usage: mapctl repair PATH [--finding ID | --all] [--dry-run] [--yes] [--json]\n"
 	"       mapctl repair PATH|DEVICE --offline-plan\n"
-	"       mapctl repair DEVICE --offline [--yes] [--no-mount]\n"
+	"       mapctl repair DEVICE --offline [--yes] [--no-mount] [--uuid UUID]\n"
 	"\n"
 	"Ask the kernel to rebuild the damaged metadata recorded for the filesystem\n"
 	"holding PATH, through the scrub ioctl's REPAIR flag, without unmounting.\n"
@@ -683,7 +687,12 @@ const struct command cmd_repair = {
 	"removed or moved to lost+found, by the paths in the database.\n"
 	"--offline-plan prints these steps and the paths they touch.  DEVICE may\n"
 	"also be the mount point recorded for it; over 16 MiB of bad sectors is\n"
-	"refused.\n"
+	"refused.  Refused too: a device that holds anything but XFS (another\n"
+	"filesystem, RAID, LVM, swap, a partition table), a copy of a filesystem\n"
+	"that is mounted from another device, and a device with no readable XFS\n"
+	"superblock unless --uuid names the filesystem recorded on it.  Findings\n"
+	"whose sectors were overwritten become 'zeroed': no scan closes them, only a\n"
+	"verified refetch or mapctl resolve.  See mapctl(8) for what it guarantees.\n"
 	"\n"
 	"Options:\n"
 	"  --finding ID   only this finding (IDs: mapctl status, mapctl files --all)\n"
@@ -694,11 +703,14 @@ const struct command cmd_repair = {
 	"  --offline-plan print the offline path's steps\n"
 	"  --offline      run the offline path on an unmounted DEVICE\n"
 	"  --no-mount     with --offline: leave the filesystem unmounted at the end\n"
+	"  --uuid UUID    with --offline: the filesystem meant, when DEVICE shows no\n"
+	"                 XFS superblock (it must be the one recorded on DEVICE)\n"
 	"  -h, --help     this text\n"
 	"\n"
 	"Exit status: 0 every finding healed, not needed, or healed with data lost\n"
 	"(refetch next); 1 findings left unsupported or failed, or not confirmed, or\n"
 	"a dry run with work to do; 2 could not run.  --offline-plan: 0.  --offline:\n"
 	"1 when it went through (findings stay open until refetch and scan), 2 when\n"
-	"it refused or a step failed.\n",
+	"it refused or a step failed (also when it could not mount back: it says\n"
+	"where the device was left unmounted).\n",
 };

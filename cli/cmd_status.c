@@ -139,7 +139,7 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 		return rc;
 	bool have_scan = map_store_scan_latest(s->st, fs->id, &last) == 0;
 	bool have_media = map_store_scan_last_complete(s->st, fs->id, &media) == 0;
-	int open = counts[MAP_STATE_OPEN];
+	int open = map_counts_open(counts);
 	const char *state = open ? "DAMAGED" : !have_media ? "UNVERIFIED" : "OK";
 	/* Never checked is not clean; nor, when asked, checked too long ago. */
 	bool never = complete == 0;
@@ -233,9 +233,14 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 	}
 	if (have_media && (!have_scan || media.id != last.id))
 		printf("\n last full: %s", human_time(media.finished, a, sizeof(a)));
-	printf("\n  findings: open %d, refetched %d, repaired %d, ignored %d, resolved %d\n",
+	printf("\n  findings: open %d, refetched %d, repaired %d, ignored %d, resolved %d",
 	       counts[MAP_STATE_OPEN], counts[MAP_STATE_REFETCHED], counts[MAP_STATE_REPAIRED],
 	       counts[MAP_STATE_IGNORED], counts[MAP_STATE_RESOLVED]);
+	/* Shown only when there are any: the line most people see stays as it was. */
+	if (counts[MAP_STATE_ZEROED])
+		printf(", zeroed %d (overwritten offline: only refetch or resolve closes them)",
+		       counts[MAP_STATE_ZEROED]);
+	putchar('\n');
 	if (s->nkinds) {
 		printf("   by kind:");
 		for (int i = 0; i < s->nkinds; i++)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -42,21 +43,27 @@ static void unescape_mountinfo(char *s)
 	*w = '\0';
 }
 
-int offline_find_mount(dev_t dev, const char *path, char *target, size_t tlen, char *source,
-		       size_t slen)
+/* One mount of /proc/self/mountinfo. */
+struct mount_line {
+	dev_t dev;
+	const char *target, *type, *source;
+};
+
+/* Call @fn for each mount until it returns nonzero (returned). */
+static int each_mount(int (*fn)(const struct mount_line *m, void *arg), void *arg)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL;
 	size_t cap = 0;
-	int found = 0;
+	int rc = 0;
 
 	if (!f)
 		return -errno;
 	/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE SUPEROPTS" */
-	while (!found && getline(&line, &cap, f) > 0) {
+	while (!rc && getline(&line, &cap, f) > 0) {
 		unsigned int maj, min;
-		char *save = NULL, *fields[5];
-		int n = 0;
+		char *save = NULL, *fields[5], *after[2];
+		int n = 0, k = 0;
 
 		line[strcspn(line, "\n")] = '\0';
 		char *sep = strstr(line, " - ");
@@ -65,47 +72,187 @@ int offline_find_mount(dev_t dev, const char *path, char *target, size_t tlen, c
 		*sep = '\0';
 		for (char *t = strtok_r(line, " ", &save); t && n < 5; t = strtok_r(NULL, " ", &save))
 			fields[n++] = t;
-		if (n < 5 || sscanf(fields[2], "%u:%u", &maj, &min) != 2)
+		save = NULL;
+		for (char *t = strtok_r(sep + 3, " ", &save); t && k < 2; t = strtok_r(NULL, " ", &save))
+			after[k++] = t;
+		if (n < 5 || k < 1 || sscanf(fields[2], "%u:%u", &maj, &min) != 2)
 			continue;
 		unescape_mountinfo(fields[4]);
-		if (dev && makedev(maj, min) != dev)
-			continue;
-		if (path && strcmp(fields[4], path) != 0)
-			continue;
-		found = 1;
-		snprintf(target, tlen, "%s", fields[4]);
-		char *src = strchr(sep + 3, ' ');	/* after the type */
-		if (src) {
-			src++;
-			src[strcspn(src, " ")] = '\0';
-			unescape_mountinfo(src);
-		}
-		snprintf(source, slen, "%s", src ? src : "");
+		if (k == 2)
+			unescape_mountinfo(after[1]);
+		struct mount_line m = { makedev(maj, min), fields[4], after[0], k == 2 ? after[1] : "" };
+		rc = fn(&m, arg);
 	}
 	free(line);
 	fclose(f);
-	return found;
+	return rc;
 }
 
-int offline_device_uuid(const char *dev, char *uuid, size_t len)
-{
-	static char xfs[] = "xfs";
-	char *only[] = { xfs, NULL };
-	blkid_probe pr = blkid_new_probe_from_filename(dev);
-	const char *val;
-	int rc = -ENOENT;
+struct find_mount {
+	dev_t dev;
+	const char *path;
+	char *target, *source;
+	size_t tlen, slen;
+};
 
+static int find_mount_one(const struct mount_line *m, void *arg)
+{
+	struct find_mount *q = arg;
+
+	if ((q->dev && m->dev != q->dev) || (q->path && strcmp(m->target, q->path) != 0))
+		return 0;
+	snprintf(q->target, q->tlen, "%s", m->target);
+	snprintf(q->source, q->slen, "%s", m->source);
+	return 1;
+}
+
+int offline_find_mount(dev_t dev, const char *path, char *target, size_t tlen, char *source,
+		       size_t slen)
+{
+	struct find_mount q = { dev, path, target, source, tlen, slen };
+
+	return each_mount(find_mount_one, &q);
+}
+
+/* "TYPE (USAGE)" of the signature blkid found last. */
+static void probe_name(blkid_probe pr, char *out, size_t len)
+{
+	const char *type = NULL, *usage = NULL;
+
+	if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0) {
+		if (blkid_probe_lookup_value(pr, "USAGE", &usage, NULL) != 0)
+			usage = "signature";
+		snprintf(out, len, "%s (%s)", type, usage);
+	} else if (blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) == 0) {
+		snprintf(out, len, "%s (partition table)", type);
+	} else {
+		snprintf(out, len, "an unnamed signature");
+	}
+}
+
+/* Bound on the signatures looked at: each probing function reports at most
+ * one, and libblkid has fewer than 100 of them. */
+#define PROBE_MAX 128
+
+int offline_device_probe(int fd, struct offline_probe *p)
+{
+	blkid_probe pr = blkid_new_probe();
+
+	memset(p, 0, sizeof(*p));
 	if (!pr)
-		return -ENOENT;
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, 0, 0) != 0) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
 	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_filter_superblocks_type(pr, BLKID_FLTR_ONLYIN, only);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE);
-	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "UUID", &val, NULL) == 0) {
-		snprintf(uuid, len, "%s", val);
-		rc = 0;
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE |
+					  BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(pr, 1);
+	/* Every signature in turn, not the one blkid would pick. */
+	for (int i = 0; i < PROBE_MAX; i++) {
+		const char *type = NULL, *uuid = NULL;
+		int r = blkid_do_probe(pr);
+
+		if (r == 1)
+			break;
+		/* A prober that met an unreadable sector (the very damage this
+		 * repairs): the next call goes on with the next prober. */
+		if (r < 0) {
+			p->read_errors++;
+			continue;
+		}
+		if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 && !strcmp(type, "xfs") &&
+		    !p->xfs) {
+			p->xfs = true;
+			if (blkid_probe_lookup_value(pr, "UUID", &uuid, NULL) == 0)
+				snprintf(p->uuid, sizeof(p->uuid), "%s", uuid);
+		} else if (!p->other[0]) {
+			probe_name(pr, p->other, sizeof(p->other));
+		}
 	}
 	blkid_free_probe(pr);
+	return 0;
+}
+
+int offline_device_probe_path(const char *dev, struct offline_probe *p)
+{
+	int fd = open(dev, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = offline_device_probe(fd, p);
+	close(fd);
 	return rc;
+}
+
+/* The device node of @dev: @source when it is that device, else /dev/NAME
+ * from /sys/dev/block.  An open read-only descriptor, or -1. */
+static int open_dev(dev_t dev, const char *source)
+{
+	char path[64], line[256], name[200] = "";
+	struct stat st;
+	int fd = -1;
+
+	if (source[0] == '/')
+		fd = open(source, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major(dev), minor(dev));
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "DEVNAME=%199s", name) == 1)
+			break;
+	fclose(f);
+	if (!name[0] || strstr(name, ".."))
+		return -1;
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+struct elsewhere {
+	const char *uuid;
+	dev_t rdev;
+	char *target, *source;
+	size_t tlen, slen;
+};
+
+static int elsewhere_one(const struct mount_line *m, void *arg)
+{
+	struct elsewhere *q = arg;
+	struct offline_probe p;
+	int fd, rc;
+
+	if (strcmp(m->type, "xfs") != 0 || m->dev == q->rdev)
+		return 0;
+	fd = open_dev(m->dev, m->source);
+	if (fd < 0)
+		return 0;	/* no node for it: nothing to compare (root mounts it) */
+	rc = offline_device_probe(fd, &p);
+	close(fd);
+	if (rc || !p.xfs || strcmp(p.uuid, q->uuid) != 0)
+		return 0;
+	snprintf(q->target, q->tlen, "%s", m->target);
+	snprintf(q->source, q->slen, "%s", m->source);
+	return 1;
+}
+
+int offline_uuid_mounted_elsewhere(const char *uuid, dev_t rdev, char *target, size_t tlen,
+				   char *source, size_t slen)
+{
+	struct elsewhere q = { uuid, rdev, target, source, tlen, slen };
+
+	return each_mount(elsewhere_one, &q);
 }
 
 int offline_device_open(struct offline_device *d, const char *path, bool write)

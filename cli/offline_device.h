@@ -24,9 +24,37 @@
 int offline_find_mount(dev_t dev, const char *path, char *target, size_t tlen, char *source,
 		       size_t slen);
 
-/* The XFS UUID in the superblock of @dev (only libblkid's xfs prober, so
- * nothing else on the device is read): 0, or -ENOENT when none can be read. */
-int offline_device_uuid(const char *dev, char *uuid, size_t len);
+/*
+ * What libblkid finds on a device: every filesystem, RAID, LVM, crypto or
+ * swap signature and a partition table, not only XFS.  A device that held
+ * XFS once and was reused keeps stray XFS structures (secondary superblocks)
+ * that xfs_repair would find and "repair" over the new contents, so anything
+ * but a lone XFS signature means: not ours.
+ */
+struct offline_probe {
+	bool xfs;			/* an XFS superblock was found */
+	char uuid[40];			/* its UUID */
+	char other[64];			/* the first other signature: "ext4 (filesystem)",
+					 * "linux_raid_member (raid)", "gpt (partition table)";
+					 * "" when none */
+	unsigned int read_errors;	/* probers that met an unreadable sector */
+};
+
+/* Probe the device open at @fd (read through the page cache; any fd of the
+ * device).  0, or a negative errno when it could not be probed at all; a
+ * prober that cannot read its sectors is counted and the others go on. */
+int offline_device_probe(int fd, struct offline_probe *p);
+/* The same by path, for the plan (which may not open the device to write). */
+int offline_device_probe_path(const char *dev, struct offline_probe *p);
+
+/*
+ * Whether XFS @uuid is mounted from a device other than @rdev (a clone: a
+ * copy of the disk, a snapshot): 1 with where and from what, 0 if not, or a
+ * negative errno.  Each mounted XFS's UUID is read from its device, found by
+ * the mount's source or by /sys/dev/block.
+ */
+int offline_uuid_mounted_elsewhere(const char *uuid, dev_t rdev, char *target, size_t tlen,
+				   char *source, size_t slen);
 
 struct offline_device {
 	int fd;

@@ -19,17 +19,20 @@
  * administrator has seen exactly which sectors will be (or gave --yes).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "offline_device.h"
+#include "offline_mount.h"
 #include "xfs_repair_run.h"
 #include "repair_offline.h"
 
@@ -85,6 +88,8 @@ struct offline {
 	struct rec_range *rr;		/* their ranges, by range, finding, start */
 	size_t nrr;
 	bool too_many;			/* more than OFFLINE_MAX_RANGES */
+	struct offline_probe probe;	/* what libblkid found on the device */
+	bool probe_failed;		/* it could not be read (the plan, not root) */
 	struct offline_device dev;	/* fd -1 until open */
 	uint32_t unit;			/* its unit; 512 for the plan without it */
 	struct map_range_list ranges;	/* recorded ranges, unit-aligned, merged */
@@ -153,18 +158,121 @@ static int target_device(const struct ctl *ctl, struct target *t, const char *de
 	return 0;
 }
 
+/* What is on the device, or why it cannot be told: read errors count as
+ * "no signature" (the superblock's sector may be the unreadable one). */
+static void probe_target(struct offline *x)
+{
+	if (offline_device_probe_path(x->t.device, &x->probe) != 0) {
+		memset(&x->probe, 0, sizeof(x->probe));
+		x->probe_failed = true;
+	}
+}
+
+/* Anything but XFS on the device: it was reused, and xfs_repair would
+ * find old XFS structures in it and write over what it holds now. */
+static int refuse_other(const struct offline *x)
+{
+	return fail(x->ctl, 0, "%s holds %s: not the XFS filesystem recorded (the device was "
+		    "reused?); refused, nothing written", shown(x->t.device), x->probe.other);
+}
+
+/* No XFS superblock on the device: only --uuid says which filesystem it is
+ * meant to be, and it must be the one recorded on this device. */
+static int identify_by_option(struct offline *x, const struct map_store_fs *last)
+{
+	const struct ctl *ctl = x->ctl;
+	struct target *t = &x->t;
+	struct stat st;
+	int rc;
+
+	if (!x->o->uuid) {
+		if (x->o->plan_only && last) {
+			t->sfs = *last;	/* the plan only reads: show the last one recorded */
+			return 0;
+		}
+		if (last)
+			return fail(ctl, 0, "%s: no XFS superblock can be read; the filesystem last "
+				    "recorded on it is %s (at %s).  If that is the one to repair, "
+				    "say so: --uuid %s", shown(t->device), last->uuid,
+				    shown(last->mountpoint), last->uuid);
+		return fail(ctl, 0, "%s: no XFS superblock can be read, and no scanned filesystem "
+			    "was recorded on this device", shown(t->device));
+	}
+	rc = map_store_fs_by_uuid(x->st, x->o->uuid, &t->sfs);
+	if (rc == -ENOENT)
+		return fail(ctl, 0, "--uuid %s: no such filesystem was recorded", shown(x->o->uuid));
+	if (rc)
+		return fail(ctl, rc, "reading the database");
+	if (stat(t->sfs.device, &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != t->rdev)
+		return fail(ctl, 0, "--uuid %s: that filesystem was recorded on %s, not on %s",
+			    t->sfs.uuid, shown(t->sfs.device), shown(t->device));
+	return 0;
+}
+
+/* A device given by name: which recorded filesystem it holds. */
+static int identify_device(struct offline *x)
+{
+	const struct ctl *ctl = x->ctl;
+	struct target *t = &x->t;
+	struct fs_match m = { .rdev = t->rdev };
+	int rc;
+
+	probe_target(x);
+	if (x->probe.other[0])
+		return refuse_other(x);
+	if (x->probe.xfs) {
+		if (x->o->uuid && strcasecmp(x->o->uuid, x->probe.uuid) != 0)
+			return fail(ctl, 0, "%s holds the XFS filesystem %s, not %s",
+				    shown(t->device), x->probe.uuid, shown(x->o->uuid));
+		rc = map_store_fs_by_uuid(x->st, x->probe.uuid, &t->sfs);
+		if (rc == -ENOENT)
+			return fail(ctl, 0, "%s holds the XFS filesystem %s, which has never "
+				    "been scanned: nothing is recorded about it", shown(t->device),
+				    x->probe.uuid);
+		if (rc)
+			return fail(ctl, rc, "reading the database");
+		t->by_uuid = true;
+		return 0;
+	}
+	rc = map_store_fs_each(x->st, match_fs, &m);
+	if (rc)
+		return fail(ctl, rc, "reading the database");
+	return identify_by_option(x, m.found ? &m.best : NULL);
+}
+
+/* The device recorded for a mount point given by name: it must hold that
+ * filesystem (or nothing readable, and --uuid says it). */
+static int identify_recorded(struct offline *x, const char *real)
+{
+	struct target *t = &x->t;
+	struct map_store_fs rec = t->sfs;
+
+	probe_target(x);
+	if (x->probe.other[0])
+		return refuse_other(x);
+	if (x->probe.xfs) {
+		if (strcmp(x->probe.uuid, t->sfs.uuid) != 0)
+			return fail(x->ctl, 0, "%s, the device recorded for %s, now holds another "
+				    "filesystem (%s): give the device", shown(t->device),
+				    shown(real), x->probe.uuid);
+		t->by_uuid = true;
+		return 0;
+	}
+	return identify_by_option(x, &rec);
+}
+
 /*
  * Which filesystem and device @o->target names: a block device (by the XFS
- * UUID in its superblock, or, when that cannot be read, the filesystem last
- * recorded on it), a recorded mount point that nothing is mounted on now, or
- * any path of a mounted filesystem.
+ * UUID in its superblock, or, when that cannot be read, by --uuid), a
+ * recorded mount point that nothing is mounted on now, or any path of a
+ * mounted filesystem.
  */
 static int resolve_target(struct offline *x)
 {
 	const struct ctl *ctl = x->ctl;
 	const char *arg = x->o->target;
 	struct target *t = &x->t;
-	char uuid[40], real[PATH_MAX], mnt[PATH_MAX], src[PATH_MAX];
+	char real[PATH_MAX], mnt[PATH_MAX], src[PATH_MAX];
 	struct fs_match m = { 0 };
 	struct stat st;
 	int rc;
@@ -175,24 +283,9 @@ static int resolve_target(struct offline *x)
 		rc = target_device(ctl, t, arg);
 		if (rc)
 			return rc;
-		if (offline_device_uuid(t->device, uuid, sizeof(uuid)) == 0) {
-			rc = map_store_fs_by_uuid(x->st, uuid, &t->sfs);
-			if (rc == -ENOENT)
-				return fail(ctl, 0, "%s holds the XFS filesystem %s, which has never "
-					    "been scanned: nothing is recorded about it", shown(arg), uuid);
-			if (rc)
-				return fail(ctl, rc, "reading the database");
-			t->by_uuid = true;
-		} else {
-			m.rdev = t->rdev;
-			rc = map_store_fs_each(x->st, match_fs, &m);
-			if (rc)
-				return fail(ctl, rc, "reading the database");
-			if (!m.found)
-				return fail(ctl, 0, "%s: no XFS superblock can be read, and no scanned "
-					    "filesystem was recorded on this device", shown(arg));
-			t->sfs = m.best;
-		}
+		rc = identify_device(x);
+		if (rc)
+			return rc;
 		t->fs_id = t->sfs.id;
 	} else {
 		if (!realpath(arg, real))
@@ -208,13 +301,9 @@ static int resolve_target(struct offline *x)
 			rc = target_device(ctl, t, t->sfs.device);
 			if (rc)
 				return rc;
-			if (offline_device_uuid(t->device, uuid, sizeof(uuid)) == 0) {
-				if (strcmp(uuid, t->sfs.uuid) != 0)
-					return fail(ctl, 0, "%s, the device recorded for %s, now holds "
-						    "another filesystem (%s): give the device",
-						    shown(t->device), shown(real), uuid);
-				t->by_uuid = true;
-			}
+			rc = identify_recorded(x, real);
+			if (rc)
+				return rc;
 		} else {
 			rc = fs_id_for_path(ctl, x->st, arg, &t->fs_id, &t->sfs);
 			if (rc)
@@ -418,13 +507,41 @@ static int check_ranges(struct offline *x)
 struct run_record {
 	const char *outcome;
 	const char *detail;
+	bool zeroed;			/* the sectors read (as zeros) now */
 };
+
+/*
+ * Whether what finding @f names is lost with its sectors and only a mirror
+ * brings it back: a file's data, a directory's names, a symlink's target,
+ * xattrs, inodes.  (AG headers and btrees are rebuilt by xfs_repair from
+ * the other metadata, which the next scan's scrub checks.)
+ */
+static bool mirror_restores(const struct map_finding *f)
+{
+	static const char *const kinds[] = {
+		"file", "directory", "symlink", "xattr", "extent-map", "inode", "inode-chunk",
+	};
+
+	if (f->ino)
+		return true;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(f->kind, kinds[i]))
+			return true;
+	return false;
+}
 
 static int record_one(const struct offline *x, const struct map_finding *f, void *arg)
 {
 	const struct run_record *r = arg;
+	int rc = record_action(x->st, x->t.fs_id, f->id, "overwrite", r->outcome, r->detail);
 
-	return record_action(x->st, x->t.fs_id, f->id, "overwrite", r->outcome, r->detail);
+	/* Its sectors read as zeros from now on, which a scan takes for good
+	 * data: only a verified refetch or mapctl resolve may close it.  An
+	 * ignored or resolved finding keeps the state someone gave it. */
+	if (rc == 0 && r->zeroed && mirror_restores(f) && f->state != MAP_STATE_IGNORED &&
+	    f->state != MAP_STATE_RESOLVED)
+		rc = map_store_finding_set_state(x->st, f->id, MAP_STATE_ZEROED);
+	return rc;
 }
 
 /* The merged range holding device byte @pos (a unit we read from one). */
@@ -448,7 +565,7 @@ static size_t range_of(const struct offline *x, uint64_t pos)
 static int record_run(struct offline *x, uint64_t start, uint64_t len, uint64_t still_bad)
 {
 	char detail[256];
-	struct run_record r = { still_bad ? "failed" : "overwritten", detail };
+	struct run_record r = { still_bad ? "failed" : "overwritten", detail, !still_bad };
 	int rc = map_store_begin(x->st);
 
 	if (rc)
@@ -500,10 +617,61 @@ static void overwrite(struct offline *x, struct overwrite_result *r)
 
 /* ---- step 2: xfs_repair ---- */
 
+/* Where xfs_repair's output and exit status are kept: beside the database
+ * and the scan lock (a folder only root writes), one pair per filesystem. */
+static int repair_files(const struct offline *x, char *log, char *status, size_t len)
+{
+	const char *db = map_store_path(x->st);
+
+	if (snprintf(log, len, "%s.%s.xfs_repair.log", db, x->t.sfs.uuid) >= (int)len ||
+	    snprintf(status, len, "%s.%s.xfs_repair.status", db, x->t.sfs.uuid) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+struct started {
+	struct offline *x;
+	int pass;
+};
+
+/* Recorded before xfs_repair runs (it does not run if this fails): a
+ * mapctl killed meanwhile leaves this row, and the next one finds it. */
+static int record_started(pid_t pid, unsigned long long start, void *arg)
+{
+	struct started *s = arg;
+	char log[PATH_MAX], status[PATH_MAX], detail[256];
+
+	if (repair_files(s->x, log, status, sizeof(log)) != 0)
+		log[0] = '\0';
+	textf(detail, sizeof(detail), "pid %d start %llu: offline: xfs_repair %s (pass %d); its "
+	      "output: %s", (int)pid, start, s->x->t.device, s->pass, log);
+	return record_action(s->x->st, s->x->t.fs_id, 0, "xfs_repair", "started", detail);
+}
+
+static int xfs_repair(struct offline *x, bool check, int pass, struct xfs_repair_result *xr)
+{
+	char log[PATH_MAX], status[PATH_MAX];
+	struct started s = { x, pass };
+	struct xfs_repair_job job = {
+		.device = x->t.device, .rdev = x->t.rdev, .check = check, .log = log,
+		.status = status, .started = check ? NULL : record_started, .arg = &s,
+	};
+	int rc = repair_files(x, log, status, sizeof(log));
+
+	return rc ? rc : run_xfs_repair(&job, x->say, xr);
+}
+
+static const char *repair_outcome(int status)
+{
+	return status == 0 ? "done" : status == 2 ? "dirty-log" :
+	       status == XFS_REPAIR_DEVICE_GONE ? "refused" : "failed";
+}
+
 /*
  * Step 2: xfs_repair, then xfs_repair -n to check, again while the check
- * finds something (REPAIR_PASSES).  Each run is recorded.  0 when the check
- * is clean; EXIT_ERROR after saying why not.
+ * finds something (REPAIR_PASSES).  Each run is recorded, the start of each
+ * xfs_repair before it runs.  0 when the check is clean; EXIT_ERROR after
+ * saying why not.
  */
 static int repair_passes(struct offline *x, const char *dev, struct xfs_repair_result *xr,
 			 int *unrecorded)
@@ -515,18 +683,22 @@ static int repair_passes(struct offline *x, const char *dev, struct xfs_repair_r
 
 	for (int pass = 1; pass <= REPAIR_PASSES; pass++) {
 		fprintf(x->say, "2. xfs_repair %s%s\n", dev, pass > 1 ? " (again)" : "");
-		rc = run_xfs_repair(x->t.device, false, x->say, xr);
+		rc = xfs_repair(x, false, pass, xr);
 		if (rc)
-			return fail(x->ctl, rc, "running xfs_repair");
+			return fail(x->ctl, rc, xr->status == XFS_REPAIR_NOT_STARTED ?
+				    "recording the start of xfs_repair (not run)" :
+				    "running xfs_repair");
 		moved += xr->moved;
 		textf(detail, sizeof(detail), "offline: xfs_repair %s (pass %d) exited %d; %" PRIu64
 		      " inode%s moved to lost+found; last: %s", x->t.device, pass, xr->status,
 		      xr->moved, xr->moved == 1 ? "" : "s", xr->last);
-		if (record_action(x->st, x->t.fs_id, 0, "xfs_repair",
-				  xr->status == 0 ? "done" : xr->status == 2 ? "dirty-log" : "failed",
+		if (record_action(x->st, x->t.fs_id, 0, "xfs_repair", repair_outcome(xr->status),
 				  detail) != 0)
 			++*unrecorded;
 		xr->moved = moved;
+		if (xr->status == XFS_REPAIR_DEVICE_GONE)
+			return fail(x->ctl, 0, "%s no longer names the device that was checked: "
+				    "xfs_repair not run", dev);
 		if (xr->status == 2)
 			return fail(x->ctl, 0, "xfs_repair stopped: the log holds changes not yet "
 				    "written.  Replay it: mount %s somewhere and unmount it, then run "
@@ -536,7 +708,7 @@ static int repair_passes(struct offline *x, const char *dev, struct xfs_repair_r
 		if (xr->status != 0)
 			return fail(x->ctl, 0, "xfs_repair %s failed (exit %d): %s", dev, xr->status,
 				    shown(xr->last));
-		rc = run_xfs_repair(x->t.device, true, x->say, &chk);
+		rc = xfs_repair(x, true, pass, &chk);
 		if (rc)
 			return fail(x->ctl, rc, "running xfs_repair -n");
 		textf(detail, sizeof(detail), "offline: xfs_repair -n %s after pass %d exited %d%s%s",
@@ -560,39 +732,101 @@ static int repair_passes(struct offline *x, const char *dev, struct xfs_repair_r
 		    "%s'", dev, REPAIR_PASSES, dev);
 }
 
+/* ---- an xfs_repair that an earlier mapctl started and did not see end ---- */
+
+struct last_repair {
+	bool found;
+	struct map_action a;
+};
+
+static int last_xfs_repair(const struct map_action *a, void *arg)
+{
+	struct last_repair *l = arg;
+
+	if (!strcmp(a->action, "xfs_repair")) {
+		l->found = true;
+		l->a = *a;
+	}
+	return 0;
+}
+
+/*
+ * The last xfs_repair recorded for this filesystem was started and never
+ * recorded as ended: mapctl was killed (or the machine stopped) while it
+ * ran.  Still running: refuse (EXIT_ERROR).  Ended: record how, from the
+ * status file its watcher wrote, or that it is unknown and what to check;
+ * then 0 (this run goes on, and runs xfs_repair again).
+ */
+static int settle_earlier_repair(struct offline *x)
+{
+	const struct ctl *ctl = x->ctl;
+	struct last_repair l = { 0 };
+	char log[PATH_MAX], status[PATH_MAX], detail[256], when[64];
+	unsigned long long start = 0;
+	int pid = 0, code, rc;
+
+	rc = map_store_actions(x->st, x->t.fs_id, last_xfs_repair, &l);
+	if (rc)
+		return fail(ctl, rc, "reading the database");
+	if (!l.found || strcmp(l.a.outcome, "started") != 0)
+		return 0;
+	rc = repair_files(x, log, status, sizeof(log));
+	if (rc)
+		return fail(ctl, rc, "the xfs_repair log beside %s", shown(map_store_path(x->st)));
+	sscanf(l.a.detail, "pid %d start %llu", &pid, &start);
+	human_time(l.a.at, when, sizeof(when));
+	if (pid > 0 && start && proc_start_time(pid) == start)
+		return fail(ctl, 0, "xfs_repair on %s, started %s by an earlier mapctl (watcher pid "
+			    "%d), is still running: wait for it to end, then run this again (its "
+			    "output: %s)", shown(x->t.device), when, pid, shown(log));
+	if (pid > 0 && xfs_repair_status(status, pid, &code) == 0) {
+		textf(detail, sizeof(detail), "offline: the xfs_repair started %s ended while no "
+		      "mapctl watched: exit %d; its output: %s", when, code, log);
+		fprintf(x->say, "The xfs_repair an earlier mapctl started on %s (%s) ended with "
+			"exit status %d; its output is in %s.\n", shown(x->t.device), when, code,
+			shown(log));
+		rc = record_action(x->st, x->t.fs_id, 0, "xfs_repair", repair_outcome(code), detail);
+	} else {
+		textf(detail, sizeof(detail), "offline: the xfs_repair started %s ended and left no "
+		      "exit status (killed, or the machine stopped): check with xfs_repair -n %s; "
+		      "its output: %s", when, x->t.device, log);
+		fprintf(x->say, "The xfs_repair an earlier mapctl started on %s (%s) ended, but how "
+			"is unknown (killed, or the machine stopped).  Check with 'xfs_repair -n "
+			"%s'; its output so far is in %s.\n", shown(x->t.device), when,
+			shown(x->t.device), shown(log));
+		rc = record_action(x->st, x->t.fs_id, 0, "xfs_repair", "unknown", detail);
+	}
+	if (rc)
+		return fail(ctl, rc, "recording the earlier xfs_repair");
+	return 0;
+}
+
 /* ---- step 3: mount back ---- */
 
+/* At the recorded mount point, opened without following symbolic links and
+ * checked to be root's (offline_mount.c): 0, -EPERM when refused, or
+ * another negative errno; why in @why. */
 static int mount_back(struct offline *x, char *why, size_t len)
 {
 	const char *mnt = x->t.sfs.mountpoint;
-	char other[PATH_MAX], src[PATH_MAX];
-	struct map_fs *fs;
-	struct stat st;
+	char other[PATH_MAX], src[PATH_MAX], reason[PATH_MAX + 128];
+	int dirfd, rc;
 
-	if (stat(mnt, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		textf(why, len, "%s is not a folder", mnt);
-		return -ENOTDIR;
-	}
 	if (offline_find_mount(0, mnt, other, sizeof(other), src, sizeof(src)) == 1) {
 		textf(why, len, "%s is mounted on %s already", src, mnt);
 		return -EBUSY;
 	}
-	if (mount(x->t.device, mnt, "xfs", 0, NULL) != 0) {
-		int err = -errno;
-
-		textf(why, len, "mount %s %s: %s", x->t.device, mnt, map_strerror(err));
-		return err;
+	dirfd = offline_open_mountpoint(mnt, reason, sizeof(reason));
+	if (dirfd < 0) {
+		textf(why, len, "refused to mount at %s: %s", mnt, reason);
+		return -EPERM;
 	}
-	/* The same filesystem as recorded: xfs_repair keeps the UUID. */
-	int rc = map_fs_open(mnt, &fs);
-	if (rc == 0 && strcmp(map_fs_info(fs)->uuid, x->t.sfs.uuid) != 0)
-		rc = -ESTALE;
+	rc = offline_mount_at(x->t.device, x->t.rdev, dirfd, reason, sizeof(reason));
+	close(dirfd);
 	if (rc)
-		textf(why, len, "mounted, but %s is not the recorded filesystem %s: %s", mnt,
-			 x->t.sfs.uuid, map_strerror(rc));
+		textf(why, len, "mount %s at %s: %s", x->t.device, mnt, reason);
 	else
 		textf(why, len, "mounted %s at %s", x->t.device, mnt);
-	map_fs_close(fs);
 	return rc;
 }
 
@@ -693,7 +927,8 @@ static void print_plan(const struct offline *x, FILE *out)
 	fprintf(out, "Offline repair of %s (XFS %s on %s):\n", mnt, t->sfs.uuid, dev);
 	if (!t->by_uuid)
 		fprintf(out, "  (no XFS superblock can be read on %s: it is the device last recorded "
-			"for this filesystem)\n", dev);
+			"for this filesystem; --offline needs --uuid %s to go on)\n", dev,
+			t->sfs.uuid);
 	if (t->mounted_at[0])
 		fprintf(out, "  It is mounted at %s now: unmount it first.\n", shown(t->mounted_at));
 	fprintf(out, "1. Read again, sector by sector, the %zu device range%s (%s) the database "
@@ -717,8 +952,9 @@ static void print_plan(const struct offline *x, FILE *out)
 	fprintf(out, "3. Mount %s at %s again (not with --no-mount).\n", dev, mnt);
 	fprintf(out, "4. mapctl refetch %s --from MIRROR puts every file xfs_repair removed or "
 		"moved to lost+found back at its recorded path and copies the zeroed data back; "
-		"then mapctl scan %s checks that nothing is left.  Refetch first: a scan reads "
-		"zeroed data as good and would close its findings.\n", mnt, mnt);
+		"then mapctl scan %s checks that nothing is left.  Findings whose sectors are "
+		"overwritten become 'zeroed': a scan reads zeros as good data, so only a verified "
+		"refetch (or mapctl resolve) closes them.\n", mnt, mnt);
 	if (t->mounted_at[0])
 		fprintf(out, "Run: umount %s && mapctl repair --offline %s\n", shown(t->mounted_at),
 			dev);
@@ -768,6 +1004,62 @@ static void json_plan(const struct offline *x, FILE *out)
 }
 
 /* ---- the whole ---- */
+
+/* Another device has this filesystem's UUID mounted: ours is a copy (a
+ * cloned disk, a snapshot), and its repair is not the recorded one's.
+ * 0 or EXIT_ERROR. */
+static int refuse_clone(const struct offline *x)
+{
+	char mnt[PATH_MAX], src[PATH_MAX];
+	int rc = offline_uuid_mounted_elsewhere(x->t.sfs.uuid, x->t.rdev, mnt, sizeof(mnt), src,
+						sizeof(src));
+
+	if (rc < 0)
+		return fail(x->ctl, rc, "reading /proc/self/mountinfo");
+	if (rc > 0)
+		return fail(x->ctl, 0, "the XFS filesystem %s is mounted at %s from %s: %s is a "
+			    "copy of it (or the same disk under another name); refused, nothing "
+			    "written or recorded", x->t.sfs.uuid, shown(mnt), shown(src),
+			    shown(x->t.device));
+	return 0;
+}
+
+/*
+ * The device as opened for writing (O_EXCL): the same device that was
+ * identified by name, still with the same signature, and no other device
+ * has its filesystem mounted (a clone: a copy of the disk, a snapshot with
+ * the same UUID, whose repair would be recorded as the original's).  What
+ * is written later goes through this descriptor.  0 or EXIT_ERROR.
+ */
+static int check_open_device(struct offline *x)
+{
+	const struct ctl *ctl = x->ctl;
+	struct offline_probe now;
+	char path[64];
+	struct stat st;
+	int fd, rc;
+
+	if (fstat(x->dev.fd, &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != x->t.rdev)
+		return fail(ctl, 0, "%s changed while it was being opened: refused",
+			    shown(x->t.device));
+	/* The same open device, read through the page cache for libblkid. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", x->dev.fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return fail(ctl, -errno, "reading %s", shown(x->t.device));
+	rc = offline_device_probe(fd, &now);
+	close(fd);
+	if (rc == 0 && now.other[0]) {
+		x->probe = now;
+		return refuse_other(x);
+	}
+	if (rc == 0 ? (now.xfs != x->t.by_uuid ||
+		       (now.xfs && strcmp(now.uuid, x->t.sfs.uuid) != 0))
+		    : x->t.by_uuid)
+		return fail(ctl, 0, "%s changed since it was identified: refused",
+			    shown(x->t.device));
+	return refuse_clone(x);
+}
 
 static bool confirm(const struct offline *x)
 {
@@ -867,10 +1159,12 @@ static int do_offline(struct offline *x)
 		fprintf(x->say, "3. mounting %s at %s\n", dev, mnt);
 		rc = mount_back(x, why, sizeof(why));
 		textf(detail, sizeof(detail), "offline: %s", why);
-		if (record_action(x->st, x->t.fs_id, 0, "mount", rc ? "failed" : "done", detail))
+		if (record_action(x->st, x->t.fs_id, 0, "mount",
+				  rc == -EPERM ? "refused" : rc ? "failed" : "done", detail))
 			unrecorded++;
 		if (rc) {
-			fail(ctl, 0, "%s: mount it yourself, then go on with refetch", shown(why));
+			fail(ctl, 0, "%s.  %s is left unmounted: mount it yourself where it belongs, "
+			     "then go on with refetch", shown(why), dev);
 			rc = EXIT_ERROR;
 			goto out;
 		}
@@ -881,8 +1175,9 @@ static int do_offline(struct offline *x)
 	fprintf(x->say, "%s. Now put back what was lost, then check:\n"
 		"     mapctl refetch %s --from MIRROR\n"
 		"     mapctl scan %s\n"
-		"   (refetch first: a scan reads zeroed data as good and would close its "
-		"findings)\n", x->o->no_mount ? "3" : "4", mnt, mnt);
+		"   (findings whose sectors were overwritten are 'zeroed': no scan closes them, "
+		"only a verified refetch or mapctl resolve)\n", x->o->no_mount ? "3" : "4", mnt,
+		mnt);
 	rc = 0;
 out:
 	if (x->o->json)
@@ -896,7 +1191,7 @@ out:
 	int counts[MAP_STATE_NR] = { 0 };
 	if (map_store_count(x->st, x->t.fs_id, counts) != 0)
 		return EXIT_DAMAGE;
-	return counts[MAP_STATE_OPEN] ? EXIT_DAMAGE : EXIT_CLEAN;
+	return map_counts_open(counts) ? EXIT_DAMAGE : EXIT_CLEAN;
 }
 
 int repair_offline(struct ctl *ctl, const struct offline_opts *o)
@@ -905,6 +1200,8 @@ int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 	int lock = -1, holder = 0, rc;
 
 	x.say = o->json ? stderr : stdout;
+	/* Progress lines, then a failure on stderr: in that order in a log. */
+	setvbuf(x.say, NULL, _IOLBF, 0);
 	if (!o->target || !o->target[0])
 		return fail(ctl, 0, "which filesystem? give its device or mount point");
 	if (!o->plan_only && (rc = need_root(ctl, "offline repair")) != 0)
@@ -920,6 +1217,8 @@ int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 			  shown(x.t.device), shown(x.t.mounted_at), shown(x.t.mounted_at));
 		goto out;
 	}
+	if (!o->plan_only && ((rc = refuse_clone(&x)) != 0 || (rc = settle_earlier_repair(&x)) != 0))
+		goto out;
 	if (!o->plan_only) {
 		/* One offline repair or scan of a filesystem at a time. */
 		lock = map_scan_lock(x.st, x.t.sfs.uuid, &holder);
@@ -942,6 +1241,8 @@ int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 				  : fail(ctl, rc, "opening %s", shown(x.t.device));
 		goto out;
 	}
+	if (!o->plan_only && (rc = check_open_device(&x)) != 0)
+		goto out;
 	rc = map_store_findings(x.st, x.t.fs_id, MAP_FIND_ALL, collect, &x);
 	if (rc == 0)
 		rc = build_ranges(&x);

@@ -20,6 +20,8 @@ struct offline_opts {
 	bool plan_only;
 	bool yes;
 	bool no_mount;
+	const char *uuid;	/* --uuid: the filesystem meant, when the device
+				 * shows no XFS superblock */
 	bool json;
 };
 

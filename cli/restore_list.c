@@ -34,8 +34,8 @@ static int add_finding(const struct map_finding *f, void *arg)
 
 	/* A repaired finding may have lost what sat in its unreadable blocks
 	 * (a rebuilt inode's attributes, dropped xattrs, a freed inode's
-	 * file): the mirror puts that back too. */
-	if (f->state != MAP_STATE_OPEN && f->state != MAP_STATE_REPAIRED)
+	 * file): the mirror puts that back too.  So does a zeroed one. */
+	if (!map_state_is_open(f->state) && f->state != MAP_STATE_REPAIRED)
 		return 0;
 	if (f->mode && !S_ISREG(f->mode)) {
 		bool want = (S_ISLNK(f->mode) && (b->kinds & RESTORE_SYMLINKS)) ||

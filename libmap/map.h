@@ -585,12 +585,23 @@ int map_store_scan_last_covering(struct map_store *st, int64_t fs_id, unsigned i
 int map_store_scan_insert(struct map_store *st, struct map_scan_row *row);	/* sets id */
 int map_store_scan_update(struct map_store *st, const struct map_scan_row *row);
 
+/*
+ * ZEROED: repair --offline overwrote the finding's unreadable sectors with
+ * zeros (and xfs_repair may have dropped what they held).  A scan reads
+ * zeros as good data, so no scan resolves it: only a verified refetch or
+ * mapctl resolve closes it.  Like OPEN it is damage still to be dealt with.
+ */
 enum map_finding_state {
 	MAP_STATE_OPEN, MAP_STATE_REFETCHED, MAP_STATE_REPAIRED, MAP_STATE_IGNORED,
-	MAP_STATE_RESOLVED, MAP_STATE_NR
+	MAP_STATE_RESOLVED, MAP_STATE_ZEROED, MAP_STATE_NR
 };
 const char *map_state_name(enum map_finding_state state);
 int map_state_from_name(const char *name);
+/* Findings that still want something done (open and zeroed), of counts by
+ * state from map_store_count(). */
+int map_counts_open(const int counts[MAP_STATE_NR]);
+/* Whether findings in @state still want something done. */
+bool map_state_is_open(enum map_finding_state state);
 
 /* Finding kinds beyond map_owner_kind_name()'s. */
 #define MAP_FINDING_KIND_PARENT		"parent"	/* parent pointers / dotdot of an inode */
@@ -647,7 +658,7 @@ int map_finding_add_path(struct map_finding *f, const char *path);
 int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_finding *f,
 			     bool *is_new);
 
-#define MAP_FIND_ALL		(1u << 0)	/* not only open findings */
+#define MAP_FIND_ALL		(1u << 0)	/* not only open (and zeroed) findings */
 #define MAP_FIND_FILES		(1u << 1)	/* only findings with an inode */
 #define MAP_FIND_METADATA	(1u << 2)	/* only metadata findings */
 

@@ -639,7 +639,7 @@ int map_scan(struct map_store *st, struct map_fs *fs, const struct map_scan_opts
 	map_store_action_add(st, &a);
 
 	if (map_store_count(st, res->fs_id, counts) == 0)
-		res->open = counts[MAP_STATE_OPEN];
+		res->open = map_counts_open(counts);
 out:
 	map_range_free(&s.pending);
 	free(s.scrub_inos);

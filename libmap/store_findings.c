@@ -16,12 +16,25 @@
 #include "store_internal.h"
 
 static const char *const state_names[MAP_STATE_NR] = {
-	"open", "refetched", "repaired", "ignored", "resolved",
+	"open", "refetched", "repaired", "ignored", "resolved", "zeroed",
 };
+
+/* The states that still want something done, as SQL. */
+#define OPEN_STATES "('open', 'zeroed')"
 
 const char *map_state_name(enum map_finding_state state)
 {
 	return (unsigned int)state < MAP_STATE_NR ? state_names[state] : "?";
+}
+
+bool map_state_is_open(enum map_finding_state state)
+{
+	return state == MAP_STATE_OPEN || state == MAP_STATE_ZEROED;
+}
+
+int map_counts_open(const int counts[MAP_STATE_NR])
+{
+	return counts[MAP_STATE_OPEN] + counts[MAP_STATE_ZEROED];
 }
 
 int map_state_from_name(const char *name)
@@ -132,11 +145,12 @@ static int evidence_record(struct map_store *st, int64_t finding_id, int64_t sca
 	return run(st, stmt);
 }
 
-/* Seen again: fold this sighting into the finding.  Ignored stays ignored;
- * anything else that was closed is damaged again, so it opens again.  The
- * first device range seen stays the finding's; later ones are evidence.
- * A sighting replayed from mapperd's spool may be older than the row's:
- * the times only widen, and @f gets the row's. */
+/* Seen again: fold this sighting into the finding.  Ignored stays ignored,
+ * zeroed stays zeroed (only a mirror brings its content back); anything else
+ * that was closed is damaged again, so it opens again.  The first device
+ * range seen stays the finding's; later ones are evidence.  A sighting
+ * replayed from mapperd's spool may be older than the row's: the times only
+ * widen, and @f gets the row's. */
 static int finding_update(struct map_store *st, int64_t scan_id, struct map_finding *f,
 			  const char *source, const char *scrub, int64_t t)
 {
@@ -153,7 +167,7 @@ static int finding_update(struct map_store *st, int64_t scan_id, struct map_find
 		"  fork = CASE WHEN physical IS NULL AND ?11 IS NOT NULL THEN ?13 ELSE fork END, "
 		"  offset = CASE WHEN physical IS NULL AND ?11 IS NOT NULL THEN ?14 ELSE offset END, "
 		"  physical = coalesce(physical, ?11), "
-		"  state = CASE WHEN state = 'ignored' THEN state ELSE 'open' END "
+		"  state = CASE WHEN state IN ('ignored', 'zeroed') THEN state ELSE 'open' END "
 		"WHERE id = ?1 RETURNING first_seen, last_seen", &stmt);
 
 	if (rc)
@@ -390,7 +404,7 @@ int map_store_findings(struct map_store *st, int64_t fs_id, unsigned int filter,
 
 	snprintf(sql, sizeof(sql), "SELECT " FINDING_COLUMNS " FROM findings WHERE "
 		 "(?1 = 0 OR fs_id = ?1)%s%s%s ORDER BY id",
-		 (filter & MAP_FIND_ALL) ? "" : " AND state = 'open'",
+		 (filter & MAP_FIND_ALL) ? "" : " AND state IN " OPEN_STATES,
 		 (filter & MAP_FIND_FILES) ? " AND ino IS NOT NULL" : "",
 		 (filter & MAP_FIND_METADATA) ? " AND kind NOT IN ('file', 'free', 'unknown')" : "");
 	rc = prepare(st, sql, &stmt);
@@ -454,7 +468,8 @@ int map_store_finding_set_state(struct map_store *st, int64_t id, enum map_findi
  *  - evidence the scan did not re-check keeps it open too: a scrub result
  *    after a media-only scan, a bad range after a metadata-only pass, an
  *    event that named neither a range nor a scrub type.
- * Ignored findings are left alone.
+ * Ignored findings are left alone, and so are zeroed ones: their sectors
+ * read as zeros now, which a scan cannot tell from the data they held.
  */
 int map_store_resolve_unseen(struct map_store *st, int64_t fs_id, int64_t scan_id,
 			     unsigned int covered, int *n)

@@ -32,12 +32,13 @@ static const char *tally_sql(const struct map_store *st, enum map_tally_what wha
 {
 	switch (what) {
 	case MAP_TALLY_OPEN_BY_KIND:
-		return "SELECT fs_id, kind, count(*) FROM findings WHERE state = 'open' "
+		return "SELECT fs_id, kind, count(*) FROM findings WHERE state IN ('open', 'zeroed') "
 		       "GROUP BY fs_id, kind ORDER BY fs_id, kind";
 	case MAP_TALLY_DAMAGED_INODES:
 		/* Every filesystem, so that a monitor sees a 0 and not a gap. */
 		return "SELECT fs.id, '', (SELECT count(DISTINCT f.ino) FROM findings f "
-		       "WHERE f.fs_id = fs.id AND f.state = 'open' AND coalesce(f.ino, 0) != 0) "
+		       "WHERE f.fs_id = fs.id AND f.state IN ('open', 'zeroed') "
+		       "AND coalesce(f.ino, 0) != 0) "
 		       "FROM filesystems fs ORDER BY fs.id";
 	case MAP_TALLY_REPAIRS:
 		/* cli/cmd_repair.c: a finding's repair ends with one "repair-result";

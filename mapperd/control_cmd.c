@@ -54,7 +54,7 @@ static int open_findings(struct md_daemon *d, const struct md_fs *fs)
 
 	if (!d->st || !fs->fs_id || map_store_count(d->st, fs->fs_id, counts) != 0)
 		return 0;
-	return counts[MAP_STATE_OPEN];
+	return map_counts_open(counts);
 }
 
 static const char *scan_kind(bool metadata, bool media)

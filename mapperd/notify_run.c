@@ -224,7 +224,7 @@ static int count_open(struct md_daemon *d, const char *uuid)
 
 	if (!d->st || !fs || !fs->fs_id || map_store_count(d->st, fs->fs_id, counts) != 0)
 		return -1;
-	return counts[MAP_STATE_OPEN];
+	return map_counts_open(counts);
 }
 
 /* The findings file of the active notification, mode 0600 in STATE/notify. */

@@ -526,6 +526,11 @@ static void test_resolution(void)
 	CHECK_INT(map_store_finding_set_state(st, ignored, MAP_STATE_IGNORED), 0);
 	int64_t repaired = sight_scrub(st, fs_id, old, XFS_SCRUB_TYPE_SB, 1, 0, 0, before, NULL);
 	CHECK_INT(map_store_finding_set_state(st, repaired, MAP_STATE_REPAIRED), 0);
+	/* Overwritten with zeros by repair --offline: no scan may close it. */
+	int64_t zeroed = sight_owner(st, fs_id, old, "media",
+				     owner(MAP_OWNER_FILE, 136, 0, 4 << 20, 0, UINT32_MAX),
+				     before, NULL);
+	CHECK_INT(map_store_finding_set_state(st, zeroed, MAP_STATE_ZEROED), 0);
 
 	/* This scan's metadata pass sees one again; mapperd reports another
 	 * file while the scan runs. */
@@ -564,12 +569,24 @@ static void test_resolution(void)
 	CHECK_STR(state_of(st, event_bare), "open");
 	CHECK_STR(state_of(st, seen_again), "open");
 	CHECK_STR(state_of(st, ignored), "ignored");
+	CHECK_STR(state_of(st, zeroed), "zeroed");
 
-	/* Seen again: a resolved finding opens, an ignored one stays ignored. */
+	/* Seen again: a resolved finding opens, an ignored one stays ignored,
+	 * a zeroed one stays zeroed. */
 	sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_INOBT, 1, 0, -EIO, 0, NULL);
 	CHECK_STR(state_of(st, both), "open");
 	sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_AGF, 2, 0, 0, 0, NULL);
 	CHECK_STR(state_of(st, ignored), "ignored");
+	sight_owner(st, fs_id, 0, "media", owner(MAP_OWNER_FILE, 136, 0, 4 << 20, 0, UINT32_MAX),
+		    0, NULL);
+	CHECK_STR(state_of(st, zeroed), "zeroed");
+
+	/* It counts as open, and is listed with the open ones. */
+	int counts[MAP_STATE_NR];
+	CHECK_INT(map_store_count(st, fs_id, counts), 0);
+	CHECK_INT(counts[MAP_STATE_ZEROED], 1);
+	CHECK_INT(map_counts_open(counts), counts[MAP_STATE_OPEN] + 1);
+	CHECK_INT(count_findings(st, fs_id, 0), map_counts_open(counts));
 	map_store_close(st);
 }
 
