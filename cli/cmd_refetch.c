@@ -2,60 +2,63 @@
 /*
  * mapctl refetch: put back from a mirror what the damage (or a repair) took:
  * file data in place, size, mode, owner, times, ACLs and extended attributes,
- * symbolic links, files a repair deleted, and names a repair moved to the
- * orphanage (lost+found/INODE).  rsync copies; mapctl decides what it may
- * write and checks the result.
+ * symbolic links, folders' own attributes, files a repair deleted, and names
+ * a repair moved to the orphanage (lost+found/INODE).
  *
- * rsync runs as root and takes paths as strings, while any local user may
- * rename folders they own.  So every path is walked first with O_NOFOLLOW
- * from the mount root (path_check.c) and must still be the recorded inode
- * and generation, reached through real folders of this filesystem; a path
- * that fails is refused and not given to rsync.  The destination is the
- * mount root's descriptor (/proc/self/fd/N), not its path; names go to rsync
- * NUL-separated and prefixed with "./".  rsync's implied folders (--relative,
- * which --files-from turns on) replace a symbolic link met on the way with a
- * folder instead of following it.
+ * mapctl runs as root while any local user may rename the folders they own,
+ * so it never hands a path to another program to resolve again: each path
+ * is walked one name at a time with O_NOFOLLOW from the mount root
+ * (path_check.c), its last name must still be the recorded inode and
+ * generation, and the copy (restore_copy.c) writes through the descriptors
+ * of that walk.  A folder swapped for a symbolic link after the walk changes
+ * nothing: the descriptors hold the real folder and the real file.  A path
+ * whose walk meets a link, another filesystem or another inode is refused
+ * and nothing is written for it.  The mirror is a local folder on another
+ * filesystem, walked the same way; its object must be of the same kind.
  *
- * What remains (a race we narrow and detect, but cannot close while rsync
- * resolves paths itself): a user who can rename a folder on a checked path
- * can swap it for a symbolic link in the moment between rsync making sure it
- * is a folder and opening the file inside.  Every path is walked again after
- * rsync; a folder or file that is not the one checked before makes the path
- * "failed" with the reason, and is reported, but a write through such a swap
- * cannot be undone.
+ * A path is "restored" only when, after the copy, its bytes were read back
+ * from the device equal to the mirror's (read again, unchanged), and its
+ * size, mode, owner, modification time, extended attributes or link target
+ * equal the mirror's.  Anything else is said with its reason.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <sys/xattr.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
 
 #include "mapctl.h"
 #include "path_check.h"
 #include "refetch_dir.h"
+#include "restore_copy.h"
 #include "restore_list.h"
 #include "restore_verify.h"
 
 /* The orphanage: where xfs_repair and online repair put files whose name
  * was lost, each named by its inode number. */
 #define ORPHANAGE "lost+found"
-/* Where a file whose extended attributes cannot be read goes, in its own
- * folder, so that rsync writes a new one (see settle_aside). */
-#define ASIDE_FMT ".mapctl-refetch.%llu"
-/* Each file set aside keeps its folder open until the end: well below the
- * usual limit of 1024 descriptors. */
-#define ASIDE_MAX 256
 
-enum outcome { OUT_RESTORED, OUT_STILL_BAD, OUT_FAILED, OUT_REFUSED, OUT_NR };
+#ifndef FS_IOC_GETFSUUID
+/* Linux 6.5: a filesystem's UUID from any of its files. */
+struct fsuuid2 {
+	uint8_t len;
+	uint8_t uuid[16];
+};
+#define FS_IOC_GETFSUUID _IOR(0x15, 0, struct fsuuid2)
+#endif
+
+/* Best first: a finding gets the worst outcome of its paths. */
+enum outcome { OUT_RESTORED, OUT_REMOVED, OUT_STILL_BAD, OUT_FAILED, OUT_REFUSED, OUT_NR };
 /* Words for the outcomes, as recorded and printed. */
 static const char *const outcome_name[OUT_NR] = {
 	[OUT_RESTORED] = "restored",
+	[OUT_REMOVED] = "removed",
 	[OUT_STILL_BAD] = "still-unreadable",
 	[OUT_FAILED] = "failed",
 	[OUT_REFUSED] = "refused",
@@ -67,11 +70,9 @@ struct entry {
 	struct restore_item *it;
 	enum what what;
 	enum outcome outcome;
-	bool sent;		/* given to rsync */
-	bool missing;		/* not there before: rsync recreates it */
+	bool sent;		/* passed the checks: written (or would be) */
+	bool missing;		/* not there before: recreated */
 	bool in_place;		/* an existing file or folder rewritten in its inode */
-	int aside_dirfd;	/* set aside under ASIDE_NAME in this folder, or -1 */
-	uint64_t dir_ino;	/* the folder the check reached */
 	uint64_t orphan_ino;	/* lost+found/<ino> held this inode, 0 if not */
 	bool orphan_removed;
 	char detail[512];	/* why, for people */
@@ -85,9 +86,8 @@ struct refetch {
 	const char *mnt, *from;
 	int rootfd;
 	uint64_t dev;
-	int mirror_fd;		/* a local mirror's root (O_PATH), or -1 */
+	int mirror_fd;		/* the mirror's root (O_PATH) */
 	bool dry_run;
-	size_t naside;		/* files set aside (ASIDE_MAX) */
 	struct entry *e;
 	size_t n;
 	struct put_back_set put_back;	/* files put back in folders */
@@ -118,281 +118,139 @@ static void set(struct entry *e, enum outcome o, const char *why)
 	snprintf(e->detail, sizeof(e->detail), "%s", why);
 }
 
-/* The mirror's copy of @rel must exist and be what we mean to restore:
- * a regular file is only replaced by a regular file, a link by a link. */
-static void check_mirror(struct refetch *r, struct entry *e)
+/* The mirror's copy of @rel must exist, be on another filesystem, and be
+ * what we mean to restore: a regular file is only replaced by a regular
+ * file, a link by a link.  @mpc keeps it (O_PATH) for the copy. */
+static bool check_mirror(struct refetch *r, struct entry *e, struct path_check *mpc)
 {
-	struct path_check pc;
-
-	if (r->mirror_fd < 0)
-		return;
-	path_check(r->mirror_fd, 0, e->it->path, 0, 0, &pc);
-	if (pc.state == PATH_MISSING) {
+	path_check(r->mirror_fd, 0, e->it->path, 0, 0, mpc);
+	if (mpc->state == PATH_MISSING) {
 		set(e, OUT_REFUSED, "the mirror has no such name");
-	} else if (pc.state != PATH_SAME) {
+	} else if (mpc->state != PATH_SAME) {
 		char why[sizeof(e->detail)];
 
-		snprintf(why, sizeof(why), "in the mirror: %s", pc.why);
+		snprintf(why, sizeof(why), "in the mirror: %s", mpc->why);
 		set(e, OUT_REFUSED, why);
-	} else if (what_of(pc.st.st_mode) != e->what ||
-		   (e->what == W_FILE && !S_ISREG(pc.st.st_mode))) {
-		set(e, OUT_REFUSED, S_ISLNK(pc.st.st_mode) ? "the mirror has a symbolic link "
+	} else if ((uint64_t)mpc->st.st_dev == r->dev ||
+		   (uint64_t)mpc->dir_st.st_dev == r->dev) {
+		/* A mount of this filesystem inside the mirror: its own damage. */
+		set(e, OUT_REFUSED, "in the mirror: on the filesystem being restored");
+	} else if (what_of(mpc->st.st_mode) != e->what ||
+		   (e->what == W_FILE && !S_ISREG(mpc->st.st_mode))) {
+		set(e, OUT_REFUSED, S_ISLNK(mpc->st.st_mode) ? "the mirror has a symbolic link "
 		    "here: a link never replaces a file or folder" :
 		    "the mirror has another type of file here");
-	}
-	path_check_close(&pc);
-}
-
-/* A damaged symbolic link whose target cannot be read is removed before
- * rsync writes the link again (its inode re-checked right before). */
-static void drop_unreadable_link(struct refetch *r, struct entry *e, struct path_check *pc)
-{
-	char buf[16];
-	struct stat st;
-	const char *name = path_last_name(e->it->path);
-
-	if (readlinkat(pc->fd, "", buf, sizeof(buf)) >= 0)
-		return;
-	if (fstatat(pc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (uint64_t)st.st_ino == (uint64_t)pc->st.st_ino && S_ISLNK(st.st_mode) &&
-	    unlinkat(pc->dirfd, name, 0) == 0)
-		e->missing = true;
-	else
-		warn_msg(r->ctl, "cannot remove the unreadable link %s before the restore",
-			 shown(e->it->path));
-}
-
-/*
- * rsync cannot rewrite the extended attributes of a file whose attribute
- * fork cannot be read (it must list them first, and with ACLs even open()
- * fails), and no system call drops a fork.  A file with one name is renamed
- * aside (same folder, checked inode) so rsync writes a new inode; with more
- * names that would split the hard links, and with parent pointers the rename
- * itself needs the fork: both fail with the remedy.  False when the entry is
- * settled.
- */
-static bool set_aside_if_unreadable(struct refetch *r, struct entry *e, struct path_check *pc)
-{
-	char aside[64];
-	const char *name = path_last_name(e->it->path);
-	struct stat st;
-	char proc[40];
-
-	/* Not through open(): with ACLs, opening reads the attribute fork too
-	 * (and fails the same way). */
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pc->fd);
-	if (listxattr(proc, NULL, 0) >= 0 || (errno != EIO && errno != EUCLEAN))
+	} else {
 		return true;
-	if (pc->st.st_nlink > 1) {
-		set(e, OUT_FAILED, "its extended attributes cannot be read and it has several "
-		    "names: repair it first ('mapctl repair'), or restore it by hand");
-		return false;
 	}
-	if (map_fs_info(r->fs)->geo.parent) {
-		/* Renaming or removing it rewrites the parent pointer in that same
-		 * unreadable fork: the kernel shuts the filesystem down. */
-		set(e, OUT_FAILED, "its extended attributes cannot be read, and with parent "
-		    "pointers it cannot be renamed or removed either: repair it first "
-		    "('mapctl repair', else offline)");
-		return false;
+	return false;
+}
+
+/* Earlier versions of refetch renamed a file whose extended attributes
+ * could not be read to .mapctl-refetch.INODE in its folder and wrote a new
+ * one; a scan then names it, by that inode.  Is @it such a file? */
+static bool is_set_aside(const struct restore_item *it)
+{
+	char ours[64];
+
+	snprintf(ours, sizeof(ours), ".mapctl-refetch.%llu", (unsigned long long)it->ino);
+	return it->ino && strcmp(path_last_name(it->path), ours) == 0;
+}
+
+/* Remove such a file (walked to, @pc) once XFS can free it: after the
+ * repair of its attribute fork.  Its own file was restored back then. */
+static void remove_set_aside(struct refetch *r, struct entry *e, struct path_check *pc)
+{
+	const char *name = path_last_name(e->it->path);
+	struct stat st;
+
+	if (!S_ISREG(pc->st.st_mode) || pc->st.st_nlink != 1) {
+		set(e, OUT_REFUSED, "named as mapctl's own, but not a file with one name: left "
+		    "alone");
+	} else if (xattrs_unreadable(pc->fd)) {
+		set(e, OUT_FAILED, "a damaged file an earlier refetch set aside (its file was "
+		    "restored then): removed once its extended attributes are repaired ('mapctl "
+		    "repair', else 'mapctl repair --offline')");
+	} else if (r->dry_run) {
+		set(e, OUT_REMOVED, "a damaged file an earlier refetch set aside: would be removed");
+	} else if (fstatat(pc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		   st.st_ino != pc->st.st_ino || unlinkat(pc->dirfd, name, 0) != 0) {
+		set(e, OUT_FAILED, "a damaged file an earlier refetch set aside: it cannot be "
+		    "removed now");
+	} else {
+		set(e, OUT_REMOVED, "a damaged file an earlier refetch set aside (its file was "
+		    "restored then): removed");
 	}
-	if (r->naside >= ASIDE_MAX) {
-		set(e, OUT_FAILED, "its extended attributes cannot be read; too many such files "
-		    "for one run: run refetch again");
-		return false;
-	}
-	snprintf(aside, sizeof(aside), ASIDE_FMT, (unsigned long long)e->it->ino);
-	if (fstatat(pc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    (uint64_t)st.st_ino != e->it->ino ||
-	    renameat2(pc->dirfd, name, pc->dirfd, aside, RENAME_NOREPLACE) != 0) {
-		set(e, OUT_FAILED, "its extended attributes cannot be read, and it cannot be set "
-		    "aside for a new copy");
-		return false;
-	}
-	r->naside++;
-	e->aside_dirfd = pc->dirfd;	/* kept open: the folder, not its path */
-	pc->dirfd = -1;
-	e->in_place = false;
-	e->missing = true;
-	return true;
 }
 
 /*
- * After the restore: a file set aside is put back if its replacement failed.
- * Otherwise it stays: XFS cannot free an attribute fork it cannot read (the
- * unlinked inode keeps its blocks, and a debug kernel asserts), so it waits
- * for 'mapctl repair' or xfs_repair; the next scan names it.
+ * May this path be written, and how?  True when it may: @pc holds the walk
+ * (the folder, and the recorded inode unless it is missing), @mpc the
+ * mirror's.  Nothing is written here.
  */
-static void settle_aside(struct entry *e)
-{
-	char aside[64];
-	struct stat st;
-	const char *name = path_last_name(e->it->path);
-
-	if (e->aside_dirfd < 0)
-		return;
-	snprintf(aside, sizeof(aside), ASIDE_FMT, (unsigned long long)e->it->ino);
-	if (fstatat(e->aside_dirfd, aside, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (uint64_t)st.st_ino == e->it->ino) {
-		if (e->outcome != OUT_RESTORED &&
-		    renameat2(e->aside_dirfd, aside, e->aside_dirfd, name, RENAME_NOREPLACE) == 0)
-			snprintf(e->orphan_note, sizeof(e->orphan_note), "the damaged file is back "
-				 "at its name");
-		else
-			snprintf(e->orphan_note, sizeof(e->orphan_note), "the damaged file is kept "
-				 "as " ASIDE_FMT " in its folder: remove it after 'mapctl repair' "
-				 "(deleting a file whose extended attributes cannot be read leaks "
-				 "their blocks)", (unsigned long long)e->it->ino);
-	}
-	close(e->aside_dirfd);
-	e->aside_dirfd = -1;
-}
-
-/* Before rsync: may this path be written, and how? */
-static void check_entry(struct refetch *r, struct entry *e)
+static bool check_entry(struct refetch *r, struct entry *e, struct path_check *pc,
+			struct path_check *mpc)
 {
 	struct restore_item *it = e->it;
-	struct path_check pc;
 
 	e->what = what_of(it->mode);
 	if (it->conflict) {
 		set(e, OUT_REFUSED, "the database names two inodes for this path");
-		return;
+		return false;
 	}
-	switch (path_check(r->rootfd, r->dev, it->path, it->ino, it->gen, &pc)) {
+	switch (path_check(r->rootfd, r->dev, it->path, it->ino, it->gen, pc)) {
 	case PATH_SAME:
-		e->dir_ino = (uint64_t)pc.dir_st.st_ino;
-		e->in_place = e->what != W_SYMLINK;	/* rsync writes a link anew */
+		if (is_set_aside(it)) {
+			remove_set_aside(r, e, pc);
+			return false;
+		}
+		e->in_place = true;
+		if (!it->mode)
+			e->what = what_of(pc->st.st_mode);	/* recorded unknown */
 		break;
 	case PATH_MISSING:
-		/* Deleted by a repair, or moved to the orphanage: rsync recreates it
-		 * (and any folder on the way) under folders that were checked. */
+		/* Deleted by a repair, or moved to the orphanage: recreated in
+		 * the checked folder.  A missing folder on the way comes back
+		 * first when it is a finding too (paths are in order). */
+		if (!pc->parent_exists) {
+			char why[sizeof(e->detail)];
+
+			snprintf(why, sizeof(why), "%s: its folder must come back first", pc->why);
+			set(e, OUT_FAILED, why);
+			return false;
+		}
 		e->missing = true;
-		if (pc.parent_exists)
-			e->dir_ino = (uint64_t)pc.dir_st.st_ino;
 		break;
 	case PATH_ERROR:
-		set(e, OUT_FAILED, pc.why);	/* e.g. its inode cannot be read */
-		path_check_close(&pc);
-		return;
+		set(e, OUT_FAILED, pc->why);	/* e.g. its inode cannot be read */
+		return false;
 	default:
-		set(e, OUT_REFUSED, pc.why);
-		path_check_close(&pc);
-		return;
+		set(e, OUT_REFUSED, pc->why);
+		return false;
 	}
-	check_mirror(r, e);
-	if (e->outcome == OUT_REFUSED) {
-		path_check_close(&pc);
-		return;
+	if (!check_mirror(r, e, mpc))
+		return false;
+	/* Its extended attributes cannot be listed, so they cannot be made the
+	 * mirror's; and XFS cannot free an attribute fork it cannot read, so
+	 * the file cannot be replaced either.  The repair comes first. */
+	if (e->what != W_SYMLINK && e->in_place && xattrs_unreadable(pc->fd)) {
+		set(e, OUT_FAILED, "its extended attributes cannot be read: rebuild them first "
+		    "('mapctl repair', else 'mapctl repair --offline'), then refetch again; "
+		    "nothing was written");
+		return false;
 	}
-	/* The mirror has what we need: now it is safe to take the damaged
-	 * object out of rsync's way. */
-	if (e->what == W_SYMLINK && !e->missing && !r->dry_run)
-		drop_unreadable_link(r, e, &pc);
-	if (e->what == W_FILE && e->in_place && !r->dry_run &&
-	    !set_aside_if_unreadable(r, e, &pc)) {
-		path_check_close(&pc);
-		return;
-	}
-	path_check_close(&pc);
 	if (e->missing && it->ino) {
+		struct path_check opc;
 		char orphan[64];
 
 		snprintf(orphan, sizeof(orphan), ORPHANAGE "/%llu", (unsigned long long)it->ino);
-		if (path_check(r->rootfd, r->dev, orphan, it->ino, it->gen, &pc) == PATH_SAME)
+		if (path_check(r->rootfd, r->dev, orphan, it->ino, it->gen, &opc) == PATH_SAME)
 			e->orphan_ino = it->ino;
-		path_check_close(&pc);
+		path_check_close(&opc);
 	}
 	e->sent = true;
+	return true;
 }
-
-/* Run rsync over the entries of one kind with the list on its stdin; its
- * exit status, or -errno. */
-static int run_rsync(struct refetch *r, bool links)
-{
-	const char *argv[32];
-	char src[4096 + 2], dst[64];
-	int n = 0, pipefd[2], status;
-	size_t count = 0;
-	pid_t pid;
-
-	for (size_t i = 0; i < r->n; i++)
-		count += r->e[i].sent && (r->e[i].what == W_SYMLINK) == links;
-	if (count == 0)
-		return 0;
-	if (snprintf(src, sizeof(src), "%s%s", r->from,
-		     r->from[strlen(r->from) - 1] == '/' ? "" : "/") >= (int)sizeof(src))
-		return -ENAMETOOLONG;
-	argv[n++] = "rsync";
-	argv[n++] = "-a";		/* times, permissions, owner, group */
-	argv[n++] = "-A";		/* ACLs */
-	argv[n++] = "-X";		/* extended attributes */
-	argv[n++] = "--numeric-ids";	/* the mirror's user names may differ */
-	argv[n++] = "--no-D";		/* never a device node or FIFO from a mirror */
-	if (!links) {
-		/* A mirror's link never replaces a file: skipped, so the file stays
-		 * as it was (and open).  --inplace keeps the inode (all hard links)
-		 * and overwrites the bad sectors; --whole-file and --ignore-times
-		 * make sure every byte is rewritten even when the file looks
-		 * unchanged; -H links again the names of a file recreated whole. */
-		argv[n++] = "--no-links";
-		argv[n++] = "-H";
-		argv[n++] = "--inplace";
-		argv[n++] = "--whole-file";
-		argv[n++] = "--ignore-times";
-	}
-	argv[n++] = "--from0";
-	argv[n++] = "--files-from=-";
-	if (r->dry_run) {
-		argv[n++] = "--dry-run";
-		argv[n++] = "--itemize-changes";
-	}
-	argv[n++] = src;
-	argv[n++] = dst;
-	argv[n] = NULL;
-
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		/* The mount root by descriptor: no path to the mount is resolved
-		 * again (dup() leaves it open across exec). */
-		int root = dup(r->rootfd);
-
-		snprintf(dst, sizeof(dst), "/proc/self/fd/%d/", root);
-		dup2(pipefd[0], STDIN_FILENO);
-		if (r->ctl->json)
-			dup2(STDERR_FILENO, STDOUT_FILENO);	/* stdout is the JSON */
-		execvp("rsync", (char *const *)argv);
-		fprintf(stderr, "%s: cannot run rsync: %s\n", r->ctl->prog, strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[0]);
-	signal(SIGPIPE, SIG_IGN);
-	for (size_t i = 0; i < r->n; i++) {
-		const char *p = r->e[i].it->path;
-		size_t len = strlen(p) + 1;	/* with its NUL */
-
-		if (!r->e[i].sent || (r->e[i].what == W_SYMLINK) != links)
-			continue;
-		/* "./": a name is never read as a comment or an option. */
-		if (write(pipefd[1], "./", 2) != 2 || write(pipefd[1], p, len) != (ssize_t)len)
-			break;
-	}
-	close(pipefd[1]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* Put the orphan's fate in e->orphan_note: removed when it is the restored
- * file or a damaged copy of it, else kept. */
 static void settle_orphan(struct refetch *r, struct entry *e, int restored_fd)
 {
 	char rel[64], why[160] = "";
@@ -438,93 +296,60 @@ static void settle_orphan(struct refetch *r, struct entry *e, int restored_fd)
 }
 
 /* The mirror's copy of @rel, for comparisons (O_PATH), or -1. */
-static int mirror_open(struct refetch *r, const char *rel)
+
+/* Write the path from the mirror through the checked descriptors. */
+static void restore_entry(struct refetch *r, struct entry *e, struct path_check *pc,
+			  const struct path_check *mpc)
 {
-	struct path_check pc;
+	static const enum outcome outcome_of[] = {
+		[RESTORE_OK] = OUT_RESTORED, [RESTORE_STILL_BAD] = OUT_STILL_BAD,
+		[RESTORE_FAILED] = OUT_FAILED, [RESTORE_REFUSED] = OUT_REFUSED,
+	};
+	const char *name = path_last_name(e->it->path);
+	int target = e->missing ? -1 : pc->fd;
+	char why[sizeof(e->detail)] = "";
+	enum restore_result rr;
 
-	if (r->mirror_fd < 0)
-		return -1;
-	if (path_check(r->mirror_fd, 0, rel, 0, 0, &pc) != PATH_SAME) {
-		path_check_close(&pc);
-		return -1;
+	switch (e->what) {
+	case W_SYMLINK:
+		rr = restore_symlink(pc->dirfd, name, target, mpc->fd, why, sizeof(why));
+		break;
+	case W_DIR:
+		rr = restore_dir(pc->dirfd, name, target, mpc->fd, why, sizeof(why));
+		break;
+	default:
+		rr = restore_file(r->fs, pc->dirfd, name, target, mpc->fd, why, sizeof(why));
+		break;
 	}
-	int fd = pc.fd;
-	pc.fd = -1;
-	path_check_close(&pc);
-	return fd;
-}
-
-/* After rsync: walk the path again and check what is there now. */
-static void check_restored(struct refetch *r, struct entry *e)
-{
-	struct restore_item *it = e->it;
-	struct path_check pc;
-	char why[480] = "";
-	int fd = -1, mfd = -1, v;
-
-	/* Rewritten in place: still the recorded inode; recreated: any. */
-	enum path_state s = path_check(r->rootfd, r->dev, it->path, e->in_place ? it->ino : 0,
-				       e->in_place ? it->gen : 0, &pc);
-	if (s != PATH_SAME) {
-		snprintf(why, sizeof(why), "%s after the restore: %s",
-			 s == PATH_MISSING ? "missing" : "changed", pc.why);
-		set(e, OUT_FAILED, why);
-		goto out;
-	}
-	if (e->dir_ino && (uint64_t)pc.dir_st.st_ino != e->dir_ino) {
-		set(e, OUT_FAILED, "its folder was replaced during the restore");
-		goto out;
-	}
-	if (what_of(pc.st.st_mode) != e->what || (e->what == W_FILE && !S_ISREG(pc.st.st_mode))) {
-		set(e, OUT_FAILED, "the mirror gave another type of file");
-		goto out;
-	}
-	mfd = mirror_open(r, it->path);
-	if (e->what == W_SYMLINK) {
-		v = verify_symlink(pc.fd, mfd, why, sizeof(why));
-		set(e, v == 0 ? OUT_RESTORED : OUT_FAILED, v < 0 ? map_strerror(v) : why);
-		goto out;
-	}
-	fd = reopen_read(pc.fd, O_NOATIME | (e->what == W_DIR ? O_DIRECTORY : 0));
-	if (fd < 0) {
-		snprintf(why, sizeof(why), "cannot be opened after the restore: %s",
-			 map_strerror(fd));
-		set(e, OUT_FAILED, why);
-		goto out;
-	}
-	if (e->what == W_FILE) {
-		v = verify_file_media(r->fs, fd);
-		if (v) {
-			set(e, v == 1 ? OUT_STILL_BAD : OUT_FAILED,
-			    v == 1 ? "blocks still unreadable" : map_strerror(v));
-			goto out;
-		}
-	} else if (verify_dir_entries(fd, why, sizeof(why))) {
-		set(e, OUT_STILL_BAD, why);	/* 'mapctl repair' (or offline) rebuilds it */
-		goto out;
-	}
-	int mread = mfd >= 0 ? reopen_read(mfd, e->what == W_DIR ? O_DIRECTORY : 0) : -1;
-	v = verify_xattrs(fd, mread, why, sizeof(why));
-	if (mread >= 0)
-		close(mread);
-	if (v) {
-		set(e, OUT_FAILED, v < 0 ? map_strerror(v) : why);
-		goto out;
-	}
-	set(e, OUT_RESTORED, e->missing ? "recreated" : "");
-	if (e->orphan_ino)
-		settle_orphan(r, e, fd);
-out:
+	set(e, outcome_of[rr], rr == RESTORE_OK && e->missing ? "recreated" : why);
+	if (rr != RESTORE_OK || !e->orphan_ino)
+		return;
+	int fd = e->what != W_FILE ? -1 : openat(pc->dirfd, name, O_RDONLY | O_NOFOLLOW |
+						   O_NOATIME | O_NONBLOCK | O_CLOEXEC);
+	settle_orphan(r, e, fd);
 	if (fd >= 0)
 		close(fd);
-	if (mfd >= 0)
-		close(mfd);
-	path_check_close(&pc);
 }
 
-/* Each folder restored gets the mirror's entries it lacks, then lost+found
- * loses the orphans that are copies of them (refetch_dir.c).  0, or -errno
- * (or 127) when rsync could not run. */
+/* The mirror on the filesystem it would restore (the same device, a bind
+ * mount of it, or a clone with its UUID) holds the same damage: refused
+ * before anything is written. */
+static bool mirror_is_this_fs(const struct refetch *r)
+{
+	struct fsuuid2 a = { .len = 16 }, b = { .len = 16 };
+	struct stat st;
+
+	if (fstat(r->mirror_fd, &st) == 0 && (uint64_t)st.st_dev == r->dev)
+		return true;
+	int mfd = openat(r->mirror_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool same = mfd >= 0 && ioctl(mfd, FS_IOC_GETFSUUID, &a) == 0 &&
+		    ioctl(r->rootfd, FS_IOC_GETFSUUID, &b) == 0 && a.len == b.len &&
+		    memcmp(a.uuid, b.uuid, a.len) == 0;
+	if (mfd >= 0)
+		close(mfd);
+	return same;
+}
+
 static int put_back_entries(struct refetch *r)
 {
 	const struct refetch_src src = { .ctl = r->ctl, .fs = r->fs, .rootfd = r->rootfd,
@@ -597,7 +422,7 @@ static int record_outcomes(struct refetch *r, struct map_store *st, int64_t fs_i
 		if (rc == 0) {
 			rc = record_action(st, fs_id, p[a].id, "refetch", outcome_name[e->outcome],
 					   detail);
-			if (rc == 0 && e->outcome == OUT_RESTORED)
+			if (rc == 0 && (e->outcome == OUT_RESTORED || e->outcome == OUT_REMOVED))
 				rc = map_store_finding_set_state(st, p[a].id, MAP_STATE_REFETCHED);
 			rc = store_finish(st, rc);
 		}
@@ -615,6 +440,8 @@ static int record_outcomes(struct refetch *r, struct map_store *st, int64_t fs_i
 
 static const char *shown_outcome(const struct refetch *r, const struct entry *e)
 {
+	if (r->dry_run && e->outcome == OUT_REMOVED)
+		return "would-remove";
 	if (r->dry_run)
 		return e->sent ? "would-restore" : outcome_name[e->outcome];
 	return outcome_name[e->outcome];
@@ -742,18 +569,21 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return fail(ctl, 0, "which filesystem? (mapctl refetch PATH --from SRC)");
+		return fail(ctl, 0, "which filesystem? (mapctl refetch PATH --from DIR)");
 	if (!r.from || !r.from[0])
-		return fail(ctl, 0, "where from? give --from SRC (any rsync source: DIR, HOST:DIR, "
-			    "rsync://...)");
+		return fail(ctl, 0, "where from? give --from DIR (a local folder holding the same "
+			    "tree)");
 	rc = need_root(ctl, "refetching");
 	if (rc)
 		return rc;
-	if (is_local(r.from)) {
-		r.mirror_fd = open(r.from, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (r.mirror_fd < 0)
-			return fail(ctl, -errno, "the mirror %s", shown(r.from));
-	}
+	if (!is_local(r.from))
+		return fail(ctl, 0, "the mirror %s: refetch copies from a local folder only, "
+			    "checking every file it reads and writes by descriptor; mount the "
+			    "mirror (NFS, sshfs) and give that folder, or copy with 'mapctl "
+			    "export --rsync'", shown(r.from));
+	r.mirror_fd = open(r.from, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r.mirror_fd < 0)
+		return fail(ctl, -errno, "the mirror %s", shown(r.from));
 	rc = open_store(ctl, !r.dry_run, &st);
 	if (rc)
 		goto out;
@@ -771,6 +601,12 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	r.mnt = map_fs_info(r.fs)->mountpoint;
 	r.rootfd = map_fs_fd(r.fs);
 	r.dev = map_fs_info(r.fs)->dev;
+	if (mirror_is_this_fs(&r)) {
+		rc = fail(ctl, 0, "the mirror %s is on the filesystem it would restore (%s): it "
+			  "has the same damage; give a copy on another filesystem", shown(r.from),
+			  shown(r.mnt));
+		goto out;
+	}
 	if (list.n == 0) {
 		if (ctl->json)
 			print_json(&r, NULL);
@@ -784,42 +620,34 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		goto out;
 	}
 	r.n = list.n;
-	size_t nsent = 0;
-	for (size_t i = 0; i < r.n; i++) {
-		r.e[i].it = &list.v[i];
-		r.e[i].outcome = OUT_FAILED;
-		r.e[i].aside_dirfd = -1;
-		check_entry(&r, &r.e[i]);
-		nsent += r.e[i].sent;
-	}
-	if (!ctl->json) {
-		printf("%s: %s %zu of %zu path%s from %s\n", shown(r.mnt),
-		       r.dry_run ? "would refetch" : "refetching", nsent, r.n, r.n == 1 ? "" : "s",
-		       shown(r.from));
+	if (!ctl->json && !r.dry_run) {
+		printf("%s: refetching %zu path%s from %s\n", shown(r.mnt), r.n,
+		       r.n == 1 ? "" : "s", shown(r.from));
 		fflush(stdout);
 	}
-	for (int links = 0; links < 2; links++) {
-		int rs = run_rsync(&r, links);
+	/* In path order: a folder that comes back comes before what is in it. */
+	size_t nsent = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		struct path_check pc = { .fd = -1, .dirfd = -1 }, mpc = { .fd = -1, .dirfd = -1 };
+		struct entry *e = &r.e[i];
 
-		if (rs < 0 || rs == 127) {
-			rc = fail(ctl, rs < 0 ? rs : 0, "rsync could not run");
-			goto out;
-		}
-		if (rs != 0)
-			warn_msg(ctl, "rsync exited %d; checking each path anyway", rs);
+		e->it = &list.v[i];
+		e->outcome = OUT_FAILED;
+		if (check_entry(&r, e, &pc, &mpc) && !r.dry_run)
+			restore_entry(&r, e, &pc, &mpc);
+		path_check_close(&pc);
+		path_check_close(&mpc);
+		nsent += e->sent;
 	}
 	if (r.dry_run) {
-		if (ctl->json)
+		if (ctl->json) {
 			print_json(&r, NULL);
-		else
+		} else {
+			printf("%s: would refetch %zu of %zu path%s from %s\n", shown(r.mnt), nsent,
+			       r.n, r.n == 1 ? "" : "s", shown(r.from));
 			print_text(&r);
+		}
 		goto out;
-	}
-	syncfs(r.rootfd);
-	for (size_t i = 0; i < r.n; i++) {
-		if (r.e[i].sent)
-			check_restored(&r, &r.e[i]);
-		settle_aside(&r.e[i]);
 	}
 	rc = put_back_entries(&r);
 	if (rc) {
@@ -827,9 +655,11 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		goto out;
 	}
 	int unrecorded = record_outcomes(&r, st, fs_id);
-	int counts[MAP_STATE_NR], restored = 0;
-	for (size_t i = 0; i < r.n; i++)
+	int counts[MAP_STATE_NR], restored = 0, removed = 0;
+	for (size_t i = 0; i < r.n; i++) {
 		restored += r.e[i].outcome == OUT_RESTORED;
+		removed += r.e[i].outcome == OUT_REMOVED;
+	}
 	rc = map_store_count(st, fs_id, counts);
 	if (rc) {
 		rc = fail(ctl, rc, "reading the database");
@@ -839,10 +669,12 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		print_json(&r, counts);
 	} else {
 		print_text(&r);
-		printf("%s: %d restored and verified, %zu not; %d finding%s still open%s\n",
-		       shown(r.mnt), restored, r.n - (size_t)restored, counts[MAP_STATE_OPEN],
-		       counts[MAP_STATE_OPEN] == 1 ? "" : "s",
-		       restored ? "; 'mapctl scan' confirms" : "");
+		printf("%s: %d restored and verified, ", shown(r.mnt), restored);
+		if (removed)
+			printf("%d set aside earlier removed, ", removed);
+		printf("%zu not; %d finding%s still open%s\n", r.n - (size_t)(restored + removed),
+		       counts[MAP_STATE_OPEN], counts[MAP_STATE_OPEN] == 1 ? "" : "s",
+		       restored + removed ? "; 'mapctl scan' confirms" : "");
 	}
 	if (unrecorded)
 		rc = fail(ctl, 0, "%d outcome%s could not be recorded; the findings keep their "
@@ -850,9 +682,6 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	else
 		rc = counts[MAP_STATE_OPEN] ? EXIT_DAMAGE : EXIT_CLEAN;
 out:
-	for (size_t i = 0; i < r.n; i++)
-		if (r.e[i].aside_dirfd >= 0)
-			close(r.e[i].aside_dirfd);
 	free(r.e);
 	put_back_set_free(&r.put_back);
 	orphan_report_free(&r.orphans);
@@ -866,49 +695,44 @@ out:
 
 const struct command cmd_refetch = {
 	"refetch", run, "restore damaged or lost files from a mirror and re-verify them",
-	"Usage: mapctl refetch PATH --from SRC [--dry-run] [--json]\n"
+	"Usage: mapctl refetch PATH --from DIR [--dry-run] [--json]\n"
 	"\n"
-	"Restore what the open findings of the filesystem holding PATH lost, from SRC,\n"
-	"any rsync source holding the same tree (a folder, HOST:/dir, rsync://host/mod):\n"
-	"file data, rewritten in its own inode (rsync --inplace --whole-file\n"
-	"--ignore-times) so every hard link is restored and the bad sectors are\n"
-	"overwritten; size, mode, owner (--numeric-ids), times, ACLs (-A) and extended\n"
-	"attributes (-X); symbolic links; folders' own attributes (a folder whose\n"
-	"entries cannot be read stays still-unreadable: 'mapctl repair' rebuilds it);\n"
-	"and files a repair deleted, recreated at their recorded paths.\n"
+	"Restore what the open findings of the filesystem holding PATH lost, from DIR,\n"
+	"a local folder on another filesystem holding the same tree (mount a remote\n"
+	"mirror first): file data, rewritten in its own inode so every hard link sees\n"
+	"it; size, mode, owner, times, ACLs and extended attributes; symbolic links;\n"
+	"folders' own attributes (a folder whose entries cannot be read stays\n"
+	"still-unreadable: 'mapctl repair' rebuilds it); and files a repair deleted,\n"
+	"recreated at their recorded paths.\n"
+	"\n"
+	"Refused before anything is written: a mirror on this filesystem (also through\n"
+	"a bind mount); a path whose walk from the mount root, name by name without\n"
+	"following links, meets a link, another filesystem, or another inode or\n"
+	"generation than recorded; a mirror's object of another kind.  Every write\n"
+	"goes through the descriptors of that walk, never the path again.\n"
+	"\n"
+	"A failed copy leaves the file as it was: the mirror's bytes go first into an\n"
+	"unnamed file of the same folder, read back equal to the mirror; only then do\n"
+	"they replace the old bytes, in the old inode.  A mirror that cannot be read,\n"
+	"a full filesystem or a mirror that changes fails with the reason.\n"
+	"\n"
+	"restored means: after the copy, every block was read back from the device,\n"
+	"its bytes equal the mirror's (read again, unchanged), and its size, mode,\n"
+	"owner, modification time and extended attributes (or link target) equal the\n"
+	"mirror's.  Otherwise: failed, still-unreadable or refused, with the reason.\n"
+	"A file whose extended attributes cannot be read fails: repair it first.\n"
 	"\n"
 	"A damaged folder, once restored, gets back the mirror's entries it lacks, one\n"
-	"level (a missing subfolder is created empty), never touching a name it has\n"
-	"(rsync --dirs --ignore-existing); each is read back.  A regular file of\n"
-	"lost+found with one name that has the bytes of a file put back (or is a\n"
-	"damaged copy) is then removed; the others are kept and listed.\n"
+	"level (rsync --dirs --ignore-existing into the checked folder); a regular file\n"
+	"of lost+found with one name that has the bytes of a file put back (or is a\n"
+	"damaged copy) is then removed.  A file found as lost+found/INODE (its recorded\n"
+	"inode) is restored at its path, and the orphan removed when it is a copy.\n"
 	"\n"
-	"Before rsync runs as root, each path is walked name by name without following\n"
-	"symbolic links from the mount root: a folder on the way that is now a link\n"
-	"or on another filesystem, or a last name that is no longer the recorded inode\n"
-	"and generation, makes the path 'refused' (nothing is written for it, its\n"
-	"finding stays open).  A missing last name is recreated.  A regular file is\n"
-	"only replaced by a regular file: a link, device or FIFO in the mirror is\n"
-	"refused (local mirror) or skipped by rsync (--no-links --no-D).  A symbolic\n"
-	"link whose target cannot be read is removed and written again.  A file with\n"
-	"one name whose extended attributes cannot be read is renamed aside in its\n"
-	"folder to .mapctl-refetch.INODE and written anew; the damaged one is kept\n"
-	"until 'mapctl repair' (XFS cannot free attributes it cannot read).  With\n"
-	"parent pointers such a file cannot be renamed: it fails, repair it first.\n"
-	"\n"
-	"A file found in the orphanage as lost+found/INODE (its recorded inode) is\n"
-	"restored at its recorded path; the orphan is then removed if it has the same\n"
-	"bytes or is a damaged copy (same size, every readable block equal), else kept.\n"
-	"\n"
-	"Then each path is walked again and checked: data read back from the device,\n"
-	"extended attributes listed and read, link targets read; with a local mirror,\n"
-	"extended attributes and targets compared with it.  Each path is restored,\n"
-	"refused, still-unreadable or failed; a finding whose paths were all\n"
-	"restored is marked refetched (a later 'mapctl scan' resolves it), the\n"
-	"others stay open.  Needs root.\n"
+	"A finding whose paths were all restored is marked refetched (a later 'mapctl\n"
+	"scan' resolves it); the others stay open.  Needs root.\n"
 	"\n"
 	"Options:\n"
-	"  --from SRC    where good copies are\n"
+	"  --from DIR    where good copies are (a local folder)\n"
 	"  -n, --dry-run show what would be copied and refused; change nothing\n"
 	"  --json        each path with its outcome, as JSON (mapper-json(7))\n"
 	"  -h, --help    this text\n"

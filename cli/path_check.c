@@ -11,30 +11,25 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <xfs/xfs.h>
+#include "map.h"
 
 #include "path_check.h"
 
-int path_inode_gen(int rootfd, uint64_t ino, uint32_t *gen)
+int path_inode_gen(int fd, uint64_t *ino, uint32_t *gen)
 {
-	struct {
-		struct xfs_bulkstat_req req;
-		struct xfs_bulkstat one;
-	} buf;
+	/* XFS handles are at most 24 bytes (64-bit inode, generation, parent). */
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + 64];
+	} h;
+	int mount_id;
 
-	memset(&buf, 0, sizeof(buf));
-	buf.req.hdr.ino = ino;
-	buf.req.hdr.icount = 1;
-	if (ioctl(rootfd, XFS_IOC_BULKSTAT, &buf.req) != 0)
+	h.fh.handle_bytes = sizeof(h.buf) - sizeof(struct file_handle);
+	if (name_to_handle_at(fd, "", &h.fh, &mount_id, AT_EMPTY_PATH) != 0)
 		return -errno;
-	/* Bulkstat answers with the first allocated inode at or after ino. */
-	if (buf.req.hdr.ocount != 1 || buf.req.bulkstat[0].bs_ino != ino)
-		return -ENOENT;
-	*gen = buf.req.bulkstat[0].bs_gen;
-	return 0;
+	return map_xfs_handle_decode(h.fh.handle_type, h.fh.f_handle, h.fh.handle_bytes, ino, gen);
 }
 
 const char *path_last_name(const char *rel)
@@ -97,9 +92,10 @@ enum path_state path_check(int rootfd, uint64_t dev, const char *rel, uint64_t i
 
 			if (err == -ENOENT)
 				return stop(pc, PATH_MISSING, 0, name, "(a folder) no longer exists");
-			/* O_NOFOLLOW | O_DIRECTORY on a symbolic link: ELOOP or ENOTDIR. */
-			if (fstatat(pc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISLNK(st.st_mode))
+			/* O_NOFOLLOW on a symbolic link: ELOOP (then the link itself
+			 * was there, whatever a look now finds), or ENOTDIR. */
+			if (err == -ELOOP || (fstatat(pc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+					      S_ISLNK(st.st_mode)))
 				return stop(pc, PATH_SYMLINK, 0, name, "(a folder) is now a "
 					    "symbolic link");
 			if (err == -ENOTDIR)
@@ -129,8 +125,12 @@ enum path_state path_check(int rootfd, uint64_t dev, const char *rel, uint64_t i
 		pc->state = PATH_SAME;	/* any inode will do (and may not be on XFS) */
 		return pc->state;
 	}
-	/* The descriptor pins the inode: its generation cannot change under us. */
-	int rc = path_inode_gen(rootfd, (uint64_t)pc->st.st_ino, &pc->gen);
+	/* The descriptor pins the inode: its generation cannot change under
+	 * us, and its handle says it without reading the inode btree. */
+	uint64_t hino;
+	int rc = path_inode_gen(pc->fd, &hino, &pc->gen);
+	if (rc == 0 && hino != (uint64_t)pc->st.st_ino)
+		rc = -ESTALE;
 	if (rc)
 		return stop(pc, PATH_ERROR, rc, name, "(its generation)");
 	if ((uint64_t)pc->st.st_ino != ino || (gen && pc->gen != gen)) {

@@ -51,8 +51,9 @@ void path_check_close(struct path_check *pc);
 /* The last name of @rel (after its last '/'). */
 const char *path_last_name(const char *rel);
 
-/* Generation of inode @ino of the filesystem whose mount root is @rootfd
- * (bulkstat: works for symbolic links too).  0 or -errno. */
-int path_inode_gen(int rootfd, uint64_t ino, uint32_t *gen);
+/* Inode number and generation of @fd (any descriptor, O_PATH too, of a
+ * file on XFS) from its file handle: the in-memory inode answers, so no
+ * inode btree is read.  0 or -errno. */
+int path_inode_gen(int fd, uint64_t *ino, uint32_t *gen);
 
 #endif

@@ -16,19 +16,27 @@
  * Every other path is restored byte for byte with the mirror's mode, owner,
  * times and extended attributes (links: the same target), its findings
  * become refetched; an orphan that is a damaged copy is removed, one that
- * differs is kept; a file whose attribute fork is unreadable is written anew
- * and the damaged one kept aside (XFS cannot free it).  A rescan names
- * exactly what is left: the two refused files, the kept orphan and the file
- * set aside.
+ * differs is kept; a file whose attribute fork is unreadable is refused
+ * for a repair first, untouched, with no name of mapctl's own beside it.  A
+ * rescan names exactly what is left: the two refused files, the kept orphan
+ * and the file waiting for its repair.
+ *
+ * Then (issue 35, item 4) a local user who owns race/ exchanges race/real,
+ * a folder on a damaged file's path, with a link to root's canary tree
+ * outside the mount, in a loop, through 50 refetch runs: the canary never
+ * changes, and each run refuses the path or restores the real file.
  *
  * Usage (in the guest): vm_mapctl_refetch_hostile MAPCTL DEVICE MIRROR-DEVICE
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -40,6 +48,9 @@
 #define MIRROR "/mnt/mirror"
 #define OUTSIDE "/tmp/outside"		/* where the swapped folder points */
 #define SECRET "/tmp/outside2/secret"	/* where the hostile mirror's link points */
+#define CANARY "/tmp/canary"		/* root's, outside the mount: must not change */
+#define RACE_ROUNDS 50
+#define RACE_UID 1000			/* owns race/, swaps race/real and race/decoy */
 #define KiB 1024ULL
 #define FILE_SIZE (64 * KiB)
 #define BAD_OFFSET (16 * KiB)		/* the bad block of each damaged file */
@@ -270,6 +281,89 @@ static bool block_readable(const char *rel, uint64_t off)
 	return r == 4096;
 }
 
+
+/* ---- a user swapping a folder on the path during the whole refetch ---- */
+
+/* Everything about the canary tree: names, modes, owners, sizes, times and
+ * bytes. */
+static char *canary_state(void)
+{
+	return strdup(vt_out("cd " CANARY " && find . -printf '%%p %%m %%u %%g %%s %%T@ %%C@\\n' | "
+			     "sort && find . -type f -exec sha256sum {} + | sort"));
+}
+
+/* As user RACE_UID: exchange race/real (a folder) and race/decoy (a link to
+ * the canary) until killed. */
+static pid_t start_swapper(void)
+{
+	pid_t pid = fork();
+
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid > 0)
+		return pid;
+	if (setgroups(0, NULL) != 0 || setgid(RACE_UID) != 0 || setuid(RACE_UID) != 0)
+		_exit(3);
+	/* Bounded: far more turns than a refetch lasts; the test kills it. */
+	for (long i = 0; i < 2000000000L; i++)
+		renameat2(AT_FDCWD, FX_MNT "/race/real", AT_FDCWD, FX_MNT "/race/decoy",
+			  RENAME_EXCHANGE);
+	_exit(0);
+}
+
+/*
+ * Issue 35, item 4: the path's folder race/real is swapped with a link to
+ * CANARY again and again while root runs refetch, RACE_ROUNDS times with
+ * the finding open again each time.  Nothing outside the mount changes;
+ * each round the path is refused (its walk met the link) or restored (the
+ * walk met the folder, and the write went through that folder's
+ * descriptor), never anything else; the file restored is the real one.
+ */
+static void swap_race(void)
+{
+	struct stat st;
+
+	vt_must("sync");
+	uint64_t block = fx_file_physical("race/real/victim.dat", BAD_OFFSET) / 4096;
+	fx_umount();
+	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)block);
+	fx_mount();
+	CHECK_INT(vt_sh("%s --db /tmp/race0.db scan " FX_MNT " >/dev/null", mapctl), 1);
+	CHECK(strstr(vt_out("%s --db /tmp/race0.db files " FX_MNT, mapctl),
+		     FX_MNT "/race/real/victim.dat"), "the scan names the race victim");
+	char *before = canary_state();
+	int refused = 0, restored = 0;
+	pid_t swapper = start_swapper();
+
+	for (int round = 0; round < RACE_ROUNDS; round++) {
+		vt_must("sqlite3 /tmp/race0.db '.backup /tmp/race.db'");
+		vt_sh("%s --db /tmp/race.db refetch --json " FX_MNT " --from " MIRROR
+		      " >/tmp/race.json", mapctl);
+		char *got = outcome_of("/tmp/race.json", "race/real/victim.dat");
+
+		refused += strcmp(got, "refused") == 0;
+		restored += strcmp(got, "restored") == 0;
+		CHECK(strcmp(got, "refused") == 0 || strcmp(got, "restored") == 0,
+		      "round %d: outcome '%s': %s", round, got,
+		      vt_out("jq -r '.paths[] | select(.path | endswith(\"victim.dat\")) | "
+			     ".detail' /tmp/race.json"));
+		free(got);
+	}
+	kill(swapper, SIGKILL);
+	waitpid(swapper, NULL, 0);
+	printf("swap race: %d rounds refused, %d restored\n", refused, restored);
+	char *after = canary_state();
+	CHECK(strcmp(before, after) == 0, "the canary outside the mount changed:\n%s\n--- now\n%s",
+	      before, after);
+	free(before);
+	free(after);
+	/* The folder back at its name, the link at its own. */
+	if (lstat(FX_MNT "/race/real", &st) == 0 && S_ISLNK(st.st_mode))
+		vt_must("cd " FX_MNT "/race && mv -T real tmp && mv -T decoy real && mv -T tmp decoy");
+	CHECK(lstat(FX_MNT "/race/decoy", &st) == 0 && S_ISLNK(st.st_mode), "the link is kept");
+	if (restored)
+		check_same_as_mirror("race/real/victim.dat");
+}
+
 int main(int argc, char **argv)
 {
 	mapctl = argc > 1 ? argv[1] : "mapctl";
@@ -306,6 +400,14 @@ int main(int argc, char **argv)
 	path_of(path, sizeof(path), FX_MNT, "link/long");
 	REQUIRE(symlink(target, path) == 0, "symlink: %s", strerror(errno));
 	vt_must("mkdir -p " FX_MNT "/lost+found && sync");
+	/* race/ is a user's: race/real (root's) holds a file, race/decoy points
+	 * out of the mount at root's canary, with a file of the same name. */
+	vt_must("mkdir -p " FX_MNT "/race/real " CANARY "/sub && ln -s " CANARY " " FX_MNT
+		"/race/decoy && chown -h %d:%d " FX_MNT "/race " FX_MNT "/race/decoy && "
+		"echo canary > " CANARY "/victim.dat && echo x > " CANARY "/sub/x && "
+		"chmod 600 " CANARY "/victim.dat", RACE_UID, RACE_UID);
+	write_pattern("race/real/victim.dat", FILE_SIZE, 26);
+	vt_must("chown 0:0 " FX_MNT "/race/real/victim.dat && sync");
 
 	/* The mirror: the same tree on an XFS of its own. */
 	vt_mkfs_mount(mirror_dev, "", MIRROR);
@@ -400,27 +502,19 @@ int main(int argc, char **argv)
 	}
 	/* Recreated: the deleted file, the orphans' files, the unreadable link. */
 	const char *recreated[] = { "gone/deleted.dat", "orphan/same.dat", "orphan/changed.dat",
-				    "link/long", XATTR_VICTIM };
-	/* With parent pointers the unreadable fork holds the file's parent
-	 * pointer too: it can be neither renamed nor removed, only repaired. */
-	size_t nrecreated = sizeof(recreated) / sizeof(recreated[0]) - vt_modern();
-	for (size_t i = 0; i < nrecreated; i++) {
+				    "link/long" };
+	for (size_t i = 0; i < sizeof(recreated) / sizeof(recreated[0]); i++) {
 		check_outcome(json, recreated[i], "restored");
 		check_same_as_mirror(recreated[i]);
 	}
-	if (vt_modern()) {
-		check_outcome(json, XATTR_VICTIM, "failed");
-		CHECK(strstr(vt_out("jq -r '.paths[] | .detail' %s", json), "parent pointers"),
-		      "the reason is given");
-		CHECK(fx_ino(XATTR_VICTIM) == ino_xattr, "the file is left where it was");
-	} else {
-		/* The file set aside for a new copy is kept (XFS could not free
-		 * its attribute fork), and said so. */
-		CHECK_INT(vt_sh("test -f " FX_MNT "/attrs/.mapctl-refetch.%llu",
-				(unsigned long long)ino_xattr), 0);
-		CHECK(strstr(vt_out("jq -r '.paths[] | .note // empty' %s", json),
-			     "kept as .mapctl-refetch."), "the kept file is named");
-	}
+	/* Its attribute fork cannot be read: XFS can neither make its xattrs
+	 * the mirror's nor free it, so it waits for a repair, untouched, and
+	 * no name of mapctl's own is left beside it (issue 35, item 11). */
+	check_outcome(json, XATTR_VICTIM, "failed");
+	CHECK(strstr(vt_out("jq -r '.paths[] | .detail' %s", json), "extended attributes cannot be "
+		     "read: rebuild them first"), "the reason is given");
+	CHECK(fx_ino(XATTR_VICTIM) == ino_xattr, "the file is left where it was");
+	CHECK_STR(vt_out("find " FX_MNT " -name '.mapctl-refetch*' | wc -l"), "0");
 	/* The damaged copy in the orphanage is gone, the different one kept. */
 	CHECK_INT(vt_sh("test -e " FX_MNT "/lost+found/%llu", (unsigned long long)ino_same), 1);
 	CHECK_INT(vt_sh("test -e " FX_MNT "/lost+found/%llu", (unsigned long long)ino_changed), 0);
@@ -428,29 +522,30 @@ int main(int argc, char **argv)
 			 json), vt_out("echo 'lost+found/%llu kept: its bytes at 0 differ from the "
 				       "restored file'", (unsigned long long)ino_changed));
 
-	/* Findings: the refused two stay open (and the unreadable attribute
-	 * fork with parent pointers), the rest are refetched. */
+	/* Findings: the refused two stay open, and the unreadable attribute
+	 * fork; the rest are refetched. */
 	CHECK_STR(vt_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'",
-			 mapctl), vt_modern() ? FX_MNT "/" XATTR_VICTIM "|" FX_MNT "/hostile/file.dat|"
-		  FX_MNT "/swap/victim.dat|" : FX_MNT "/hostile/file.dat|" FX_MNT "/swap/victim.dat|");
-	CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from findings where state = "
-			 "'refetched'\"") , vt_out("sqlite3 " DB " \"select count(distinct "
-			 "finding_id) from actions where action = 'refetch' and outcome = "
-			 "'restored'\""));
+			 mapctl), FX_MNT "/" XATTR_VICTIM "|" FX_MNT "/hostile/file.dat|"
+		  FX_MNT "/swap/victim.dat|");
+	/* (vt_out's buffer is reused: keep the first answer.) */
+	char *nrefetched = strdup(vt_out("sqlite3 " DB " \"select count(*) from findings where "
+					 "state = 'refetched'\""));
+	CHECK_STR(vt_out("sqlite3 " DB " \"select count(distinct finding_id) from actions where "
+			 "action = 'refetch' and outcome = 'restored'\""), nrefetched);
+	free(nrefetched);
 	/* A rescan finds the refused two (the victim by its real folder now),
-	 * the kept orphan's bad block and the file set aside; nothing else. */
+	 * the kept orphan's bad block and the file waiting for its repair;
+	 * nothing else. */
 	CHECK_INT(ctl("scan " FX_MNT), 1);
-	char left_xattr[128];
-	if (vt_modern())
-		snprintf(left_xattr, sizeof(left_xattr), "%s", XATTR_VICTIM);
-	else
-		snprintf(left_xattr, sizeof(left_xattr), "attrs/.mapctl-refetch.%llu",
-			 (unsigned long long)ino_xattr);
+	char want_left[1024];
+	snprintf(want_left, sizeof(want_left), FX_MNT "/" XATTR_VICTIM "|" FX_MNT
+		 "/hostile/file.dat|" FX_MNT "/lost+found/%llu|" FX_MNT "/swap.real/victim.dat|",
+		 (unsigned long long)ino_changed);
 	CHECK_STR(vt_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'",
 			 mapctl),
-		  vt_out("echo '" FX_MNT "/%s|" FX_MNT "/hostile/file.dat|" FX_MNT "/lost+found/%llu|"
-			 FX_MNT "/swap.real/victim.dat|'", left_xattr,
-			 (unsigned long long)ino_changed));
+		  want_left);
+
+	swap_race();
 
 	CHECK_STR(vt_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
 	vt_sh("umount " MIRROR);

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The copy behind mapctl refetch, done by mapctl itself.  A program given
+ * paths as strings (rsync) resolves them again, as root, in folders any
+ * local user may rename; here every write goes through the descriptors the
+ * checks used (the folder the O_NOFOLLOW walk reached, the inode it
+ * found), so what was checked is what is written.
+ *
+ * A regular file, in this order:
+ *  1. the mirror's bytes go into an unnamed file (O_TMPFILE) of the checked
+ *     folder: a mirror that cannot be read, or a full filesystem, stops here
+ *     and the old file is as it was;
+ *  2. that copy is synced, its cached pages dropped, and read back equal to
+ *     the mirror, which is read again and must not have changed meanwhile
+ *     (same size, modification and change time);
+ *  3. only then does the old file get the bytes, in its own inode, so every
+ *     hard link and open descriptor sees them: its blocks are replaced by
+ *     the copy's (FICLONE: nothing written twice), or, where the filesystem
+ *     cannot share blocks, the copy is written over it once its space is
+ *     reserved; a missing name is the copy itself, linked in, never over a
+ *     name that appeared meanwhile;
+ *  4. owner, extended attributes (ACLs among them), mode and times become
+ *     the mirror's (in that order: a chown drops set-id bits and
+ *     capabilities);
+ *  5. the file is checked as in 2, its blocks read from the device, its
+ *     attributes compared, and its name must still hold it: only then is it
+ *     restored.
+ * Writing a new file under a temporary name and renaming it over the old
+ * one also keeps the old file until the new one is whole, but it splits hard
+ * links (the other names keep the damaged inode) and, interrupted, leaves a
+ * name of ours in the user's folder; an unnamed file leaves nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+
+#include "restore_copy.h"
+#include "restore_verify.h"
+
+/* Bytes per read or write: large enough for disk speed, small enough to
+ * hold two of (a comparison) without thought. */
+#define CHUNK (1 << 20)
+/* Linux limits: a listxattr answer and one value are at most 64 KiB. */
+#define XLIST_MAX 65536
+#define XVALUE_MAX 65536
+
+static enum restore_result say(enum restore_result rc, char *why, size_t len, const char *fmt,
+			       ...) __attribute__((format(printf, 4, 5)));
+static enum restore_result say(enum restore_result rc, char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* A write that failed for want of space says so in words people act on. */
+static enum restore_result write_failed(int err, const char *what, char *why, size_t len)
+{
+	if (err == ENOSPC || err == EDQUOT)
+		return say(RESTORE_FAILED, why, len, "the filesystem is full (%s): %s; the old "
+			   "file is unchanged", err == EDQUOT ? "quota" : "no free space", what);
+	return say(RESTORE_FAILED, why, len, "%s: %s", what, strerror(err));
+}
+
+bool xattrs_unreadable(int fd)
+{
+	char proc[40];
+
+	/* Not through open(): with ACLs, opening reads the attribute fork too. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return listxattr(proc, NULL, 0) < 0 && (errno == EIO || errno == EUCLEAN);
+}
+
+/* The same version of the mirror's file: a change to its bytes changes its
+ * change time, which no user can set. */
+static bool same_version(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Read @n bytes at @off (fewer only at the end of the file): the count or
+ * -errno. */
+static ssize_t pread_full(int fd, char *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, off + (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+static int pwrite_full(int fd, const char *buf, size_t n, off_t off)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = pwrite(fd, buf + done, n - done, off + (off_t)done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+/* The first 4 KiB block of @fd in [@off, @off + @n) that cannot be read
+ * (a read of @n failed): where to say the error is. */
+static off_t first_unreadable(int fd, char *buf, off_t off, size_t n)
+{
+	for (size_t i = 0; i < n; i += 4096)
+		if (pread_full(fd, buf, n - i < 4096 ? n - i : 4096, off + (off_t)i) < 0)
+			return off + (off_t)i;
+	return off;
+}
+
+/* Bytes [@from, @to) of @src to the same place of @dst. */
+static enum restore_result copy_range(int src, int dst, off_t from, off_t to, char *buf,
+				      const char *src_name, char *why, size_t len)
+{
+	for (off_t off = from; off < to;) {
+		size_t n = (size_t)(to - off < CHUNK ? to - off : CHUNK);
+		ssize_t r = pread_full(src, buf, n, off);
+		char what[96];
+
+		if (r < 0)
+			return say(RESTORE_FAILED, why, len, "%s cannot be read at byte %lld: %s; the "
+				   "old file is unchanged", src_name,
+				   (long long)first_unreadable(src, buf, off, n), strerror((int)-r));
+		if ((size_t)r != n)
+			return say(RESTORE_FAILED, why, len, "%s ended at byte %lld: it changed during "
+				   "the copy; the old file is unchanged", src_name,
+				   (long long)(off + r));
+		int w = pwrite_full(dst, buf, n, off);
+		if (w) {
+			snprintf(what, sizeof(what), "writing byte %lld", (long long)off);
+			return write_failed(-w, what, why, len);
+		}
+		off += (off_t)n;
+	}
+	return RESTORE_OK;
+}
+
+/* @size bytes of @src into @dst; with @sparse only @src's data (holes stay
+ * holes: @dst must be new and empty). */
+static enum restore_result copy_bytes(int src, int dst, off_t size, bool sparse,
+				      const char *src_name, char *why, size_t len)
+{
+	char *buf = malloc(CHUNK);
+	enum restore_result rc = RESTORE_OK;
+	off_t off = 0;
+
+	if (!buf)
+		return say(RESTORE_FAILED, why, len, "%s", strerror(ENOMEM));
+	/* Each turn moves past one data extent: ends at @size. */
+	while (rc == RESTORE_OK && off < size) {
+		off_t data = sparse ? lseek(src, off, SEEK_DATA) : off, hole = size;
+
+		if (data < 0 && errno == ENXIO)
+			break;		/* a hole up to the end */
+		if (data < 0)
+			data = off;	/* no SEEK_DATA: every byte */
+		if (sparse) {
+			hole = lseek(src, data, SEEK_HOLE);
+			if (hole < 0 || hole > size)
+				hole = size;
+		}
+		if (data >= size)
+			break;
+		rc = copy_range(src, dst, data, hole, buf, src_name, why, len);
+		off = hole;
+	}
+	free(buf);
+	return rc;
+}
+
+/*
+ * The bytes of @fd (ours, just synced) equal the mirror's @m (@ms as it was
+ * before the copy), read from the device: our cached pages are dropped
+ * first.  RESTORE_OK, RESTORE_STILL_BAD (ours cannot be read), or
+ * RESTORE_FAILED.
+ */
+static enum restore_result compare_with_mirror(int fd, int m, const struct stat *ms,
+					       const char *what, char *why, size_t len)
+{
+	char *a = malloc(CHUNK), *b = malloc(CHUNK);
+	enum restore_result rc = RESTORE_OK;
+	struct stat st, now;
+
+	if (!a || !b) {
+		rc = say(RESTORE_FAILED, why, len, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (fstat(fd, &st) != 0 || st.st_size != ms->st_size) {
+		rc = say(RESTORE_FAILED, why, len, "%s has %lld bytes, the mirror %lld", what,
+			 (long long)st.st_size, (long long)ms->st_size);
+		goto out;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	for (off_t off = 0; off < ms->st_size && rc == RESTORE_OK;) {
+		size_t n = (size_t)(ms->st_size - off < CHUNK ? ms->st_size - off : CHUNK);
+		ssize_t ra = pread_full(fd, a, n, off), rb = pread_full(m, b, n, off);
+
+		if (ra < 0)
+			rc = say(ra == -EIO ? RESTORE_STILL_BAD : RESTORE_FAILED, why, len,
+				 "%s cannot be read back at byte %lld: %s", what,
+				 (long long)first_unreadable(fd, a, off, n), strerror((int)-ra));
+		else if (rb < 0)
+			rc = say(RESTORE_FAILED, why, len, "the mirror cannot be read at byte %lld: %s",
+				 (long long)first_unreadable(m, b, off, n), strerror((int)-rb));
+		else if ((size_t)ra != n || (size_t)rb != n || memcmp(a, b, n) != 0)
+			rc = say(RESTORE_FAILED, why, len, "%s differs from the mirror in bytes "
+				 "%lld-%lld", what, (long long)off, (long long)(off + (off_t)n - 1));
+		off += (off_t)n;
+	}
+	if (rc == RESTORE_OK && (fstat(m, &now) != 0 || !same_version(ms, &now)))
+		rc = say(RESTORE_FAILED, why, len, "the mirror's file changed during the copy");
+out:
+	free(a);
+	free(b);
+	return rc;
+}
+
+/* ---- attributes ---- */
+
+/* The names of @fd's extended attributes ('\0'-separated) into @list:
+ * the length, or -errno.  None where a filesystem has none. */
+static ssize_t xattr_names(int fd, char *list)
+{
+	ssize_t n = flistxattr(fd, list, XLIST_MAX);
+
+	return n < 0 ? (errno == EOPNOTSUPP ? 0 : -errno) : n;
+}
+
+static bool in_list(const char *list, ssize_t len, const char *name)
+{
+	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(list + i) + 1)
+		if (strcmp(list + i, name) == 0)
+			return true;
+	return false;
+}
+
+/* @w's extended attributes become exactly @m's (both open, not O_PATH). */
+static enum restore_result copy_xattrs(int w, int m, char *why, size_t len)
+{
+	char *mine = malloc(XLIST_MAX), *theirs = malloc(XLIST_MAX), *v = malloc(XVALUE_MAX);
+	enum restore_result rc = RESTORE_OK;
+	ssize_t nm, nt;
+
+	if (!mine || !theirs || !v) {
+		rc = say(RESTORE_FAILED, why, len, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	nt = xattr_names(m, theirs);
+	nm = xattr_names(w, mine);
+	if (nt < 0 || nm < 0) {
+		rc = say(RESTORE_FAILED, why, len, "extended attributes cannot be listed%s: %s",
+			 nt < 0 ? " in the mirror" : "", strerror((int)-(nt < 0 ? nt : nm)));
+		goto out;
+	}
+	for (ssize_t i = 0; i < nm && rc == RESTORE_OK; i += (ssize_t)strlen(mine + i) + 1)
+		if (!in_list(theirs, nt, mine + i) && fremovexattr(w, mine + i) != 0 &&
+		    errno != ENODATA)
+			rc = say(RESTORE_FAILED, why, len, "extended attribute %s cannot be removed: "
+				 "%s", mine + i, strerror(errno));
+	for (ssize_t i = 0; i < nt && rc == RESTORE_OK; i += (ssize_t)strlen(theirs + i) + 1) {
+		ssize_t n = fgetxattr(m, theirs + i, v, XVALUE_MAX);
+
+		if (n < 0)
+			rc = say(RESTORE_FAILED, why, len, "the mirror's extended attribute %s "
+				 "cannot be read: %s", theirs + i, strerror(errno));
+		else if (fsetxattr(w, theirs + i, v, (size_t)n, 0) != 0)
+			rc = errno == ENOSPC || errno == EDQUOT ?
+				write_failed(errno, "setting extended attributes", why, len) :
+				say(RESTORE_FAILED, why, len, "extended attribute %s cannot be set: %s",
+				    theirs + i, strerror(errno));
+	}
+out:
+	free(mine);
+	free(theirs);
+	free(v);
+	return rc;
+}
+
+/* Owner, extended attributes, mode and times of @w (open, not O_PATH)
+ * become @m's. */
+static enum restore_result copy_attrs(int w, int m, const struct stat *ms, char *why, size_t len)
+{
+	struct timespec t[2] = { ms->st_atim, ms->st_mtim };
+	enum restore_result rc;
+
+	if (fchown(w, ms->st_uid, ms->st_gid) != 0)
+		return say(RESTORE_FAILED, why, len, "its owner cannot be set: %s", strerror(errno));
+	rc = copy_xattrs(w, m, why, len);
+	if (rc)
+		return rc;
+	if (fchmod(w, ms->st_mode & 07777) != 0)
+		return say(RESTORE_FAILED, why, len, "its mode cannot be set: %s", strerror(errno));
+	if (futimens(w, t) != 0)
+		return say(RESTORE_FAILED, why, len, "its times cannot be set: %s", strerror(errno));
+	return RESTORE_OK;
+}
+
+/* What refetch promises besides the bytes: @st (ours) has @ms's type, mode,
+ * owner, size (regular files) and modification time, and @fd's extended
+ * attributes are @m's. */
+static enum restore_result compare_attrs(int fd, const struct stat *st, int m,
+					 const struct stat *ms, char *why, size_t len)
+{
+	if (st->st_mode != ms->st_mode)
+		return say(RESTORE_FAILED, why, len, "its mode is %o, the mirror's %o",
+			   st->st_mode, ms->st_mode);
+	if (st->st_uid != ms->st_uid || st->st_gid != ms->st_gid)
+		return say(RESTORE_FAILED, why, len, "its owner is %u:%u, the mirror's %u:%u",
+			   st->st_uid, st->st_gid, ms->st_uid, ms->st_gid);
+	if (S_ISREG(st->st_mode) && st->st_size != ms->st_size)
+		return say(RESTORE_FAILED, why, len, "it has %lld bytes, the mirror %lld",
+			   (long long)st->st_size, (long long)ms->st_size);
+	if (st->st_mtim.tv_sec != ms->st_mtim.tv_sec || st->st_mtim.tv_nsec != ms->st_mtim.tv_nsec)
+		return say(RESTORE_FAILED, why, len, "its modification time is not the mirror's");
+	if (fd < 0)
+		return RESTORE_OK;	/* a symbolic link: no attributes of its own here */
+	int v = verify_xattrs(fd, m, why, len);
+	if (v < 0)
+		return say(RESTORE_FAILED, why, len, "extended attributes cannot be compared: %s",
+			   strerror(-v));
+	return v ? RESTORE_FAILED : RESTORE_OK;
+}
+
+/* Does @name of @dirfd still hold the inode of @fd? */
+static bool name_holds(int dirfd, const char *name, int fd)
+{
+	struct stat a, b;
+
+	return fstatat(dirfd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd, &b) == 0 &&
+	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+/* The mirror's object @opath_fd open for reading: without updating its
+ * access time where we may (a mirror over NFS with root squashed may not
+ * let us). */
+static int open_mirror(int opath_fd, int flags)
+{
+	int fd = reopen_read(opath_fd, flags | O_NOATIME);
+
+	return fd == -EPERM ? reopen_read(opath_fd, flags) : fd;
+}
+
+/* ---- regular files ---- */
+
+static int reopen_rw(int opath_fd)
+{
+	char p[40];
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", opath_fd);
+	int fd = open(p, O_RDWR | O_NOATIME | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Step 3 for a file that exists: @w (the old inode) gets the bytes of @tmp
+ * (checked equal to the mirror). */
+static enum restore_result put_in_place(int w, int tmp, off_t size, char *why, size_t len)
+{
+	enum restore_result rc;
+
+	if (ioctl(w, FICLONE, tmp) == 0) {
+		if (ftruncate(w, size) != 0)
+			return write_failed(errno, "setting its size", why, len);
+		return RESTORE_OK;
+	}
+	if (errno == ENOSPC || errno == EDQUOT)
+		return write_failed(errno, "sharing the checked copy's blocks", why, len);
+	if (errno != EOPNOTSUPP && errno != EXDEV && errno != EINVAL && errno != ENOTTY)
+		return say(RESTORE_FAILED, why, len, "its blocks cannot be replaced: %s; the old "
+			   "file is unchanged", strerror(errno));
+	/* No shared blocks on this filesystem: written over, every byte (a
+	 * hole of the mirror's becomes zeros), the space reserved first so
+	 * that a full filesystem stops before the first byte. */
+	if (fallocate(w, FALLOC_FL_KEEP_SIZE, 0, size) != 0 && errno != EOPNOTSUPP)
+		return write_failed(errno, "reserving its space", why, len);
+	rc = copy_bytes(tmp, w, size, false, "the checked copy", why, len);
+	if (rc == RESTORE_OK && ftruncate(w, size) != 0)
+		rc = write_failed(errno, "setting its size", why, len);
+	return rc;
+}
+
+/* Step 5: @w is what @name of @dirfd holds, readable, and equal to @m. */
+static enum restore_result check_file(struct map_fs *fs, int dirfd, const char *name, int w,
+				      int m, const struct stat *ms, char *why, size_t len)
+{
+	struct stat st;
+	enum restore_result rc;
+
+	if (fsync(w) != 0)
+		return write_failed(errno, "syncing it", why, len);
+	if (!name_holds(dirfd, name, w))
+		return say(RESTORE_FAILED, why, len, "its name was moved or replaced during the "
+			   "restore");
+	int v = verify_file_media(fs, w);
+	if (v)
+		return v == 1 ? say(RESTORE_STILL_BAD, why, len, "blocks still unreadable") :
+			say(RESTORE_FAILED, why, len, "its blocks cannot be read back: %s",
+			    map_strerror(v));
+	rc = compare_with_mirror(w, m, ms, "the restored file", why, len);
+	if (rc)
+		return rc;
+	if (fstat(w, &st) != 0)
+		return say(RESTORE_FAILED, why, len, "%s", strerror(errno));
+	return compare_attrs(w, &st, m, ms, why, len);
+}
+
+enum restore_result restore_file(struct map_fs *fs, int dirfd, const char *name, int target,
+				 int mirror, char *why, size_t len)
+{
+	enum restore_result rc;
+	struct stat ms, st;
+	int m, tmp = -1, w = -1;
+
+	m = open_mirror(mirror, 0);
+	if (m < 0)
+		return say(RESTORE_FAILED, why, len, "the mirror's file cannot be opened: %s",
+			   strerror(-m));
+	if (fstat(m, &ms) != 0 || !S_ISREG(ms.st_mode)) {
+		rc = say(RESTORE_REFUSED, why, len, "the mirror's is not a regular file");
+		goto out;
+	}
+	/* 1, 2: a checked copy, unnamed, in the checked folder. */
+	tmp = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (tmp < 0) {
+		rc = write_failed(errno, "making the copy", why, len);
+		goto out;
+	}
+	rc = copy_bytes(m, tmp, ms.st_size, true, "the mirror", why, len);
+	if (rc == RESTORE_OK && ftruncate(tmp, ms.st_size) != 0)
+		rc = write_failed(errno, "setting the copy's size", why, len);
+	if (rc == RESTORE_OK && fsync(tmp) != 0)
+		rc = write_failed(errno, "syncing the copy", why, len);
+	if (rc == RESTORE_OK)
+		rc = compare_with_mirror(tmp, m, &ms, "the copy", why, len);
+	if (rc) {
+		if (rc == RESTORE_STILL_BAD)
+			rc = RESTORE_FAILED;	/* the copy, not the file: nothing changed */
+		goto out;
+	}
+	/* 3, 4 */
+	if (target < 0) {
+		rc = copy_attrs(tmp, m, &ms, why, len);
+		if (rc)
+			goto out;
+		if (linkat(tmp, "", dirfd, name, AT_EMPTY_PATH) != 0) {
+			rc = errno == EEXIST ?
+				say(RESTORE_REFUSED, why, len, "a file of that name appeared during "
+				    "the copy; it was left alone") :
+				write_failed(errno, "giving the copy its name", why, len);
+			goto out;
+		}
+		w = tmp;
+		tmp = -1;
+	} else {
+		w = reopen_rw(target);
+		if (w < 0 || fstat(w, &st) != 0 || !S_ISREG(st.st_mode)) {
+			rc = say(RESTORE_FAILED, why, len, "cannot be opened for writing: %s",
+				 strerror(w < 0 ? -w : errno));
+			goto out;
+		}
+		rc = put_in_place(w, tmp, ms.st_size, why, len);
+		if (rc == RESTORE_OK)
+			rc = copy_attrs(w, m, &ms, why, len);
+		if (rc)
+			goto out;
+	}
+	/* 5 */
+	rc = check_file(fs, dirfd, name, w, m, &ms, why, len);
+out:
+	if (w >= 0)
+		close(w);
+	if (tmp >= 0)
+		close(tmp);
+	close(m);
+	return rc;
+}
+
+/* ---- symbolic links ---- */
+
+enum restore_result restore_symlink(int dirfd, const char *name, int target, int mirror,
+				    char *why, size_t len)
+{
+	char want[PATH_MAX];
+	struct stat ms, st;
+	ssize_t n = readlinkat(mirror, "", want, sizeof(want) - 1);
+
+	if (n < 0 || fstat(mirror, &ms) != 0)
+		return say(RESTORE_FAILED, why, len, "the mirror's link cannot be read: %s",
+			   strerror(errno));
+	want[n] = '\0';
+	if (target >= 0) {
+		/* A link is never rewritten in place: the checked one goes. */
+		if (!name_holds(dirfd, name, target))
+			return say(RESTORE_REFUSED, why, len, "its name was replaced meanwhile");
+		if (unlinkat(dirfd, name, 0) != 0)
+			return say(RESTORE_FAILED, why, len, "the damaged link cannot be removed: %s",
+				   strerror(errno));
+	}
+	if (symlinkat(want, dirfd, name) != 0)
+		return errno == EEXIST ?
+			say(RESTORE_REFUSED, why, len, "a file of that name appeared meanwhile; it "
+			    "was left alone") :
+			write_failed(errno, "writing the link", why, len);
+	int l = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	enum restore_result rc = RESTORE_OK;
+	struct timespec t[2] = { ms.st_atim, ms.st_mtim };
+
+	/* Made by us (root): a user's link in its place is not touched. */
+	if (l < 0 || fstat(l, &st) != 0 || !S_ISLNK(st.st_mode) || st.st_uid != geteuid())
+		rc = say(RESTORE_REFUSED, why, len, "the new link was replaced at once; what is "
+			 "there was left alone");
+	else if (fchownat(l, "", ms.st_uid, ms.st_gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0 ||
+		 utimensat(l, "", t, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+		rc = say(RESTORE_FAILED, why, len, "its owner or times cannot be set: %s",
+			 strerror(errno));
+	else if (fstat(l, &st) != 0)
+		rc = say(RESTORE_FAILED, why, len, "%s", strerror(errno));
+	else if ((rc = compare_attrs(-1, &st, -1, &ms, why, len)) == RESTORE_OK) {
+		int v = verify_symlink(l, mirror, why, len);
+
+		if (v > 0)
+			rc = RESTORE_FAILED;	/* @why says how */
+		else if (v < 0)
+			rc = say(RESTORE_FAILED, why, len, "%s", strerror(-v));
+		else if (!name_holds(dirfd, name, l))
+			rc = say(RESTORE_FAILED, why, len, "its name was moved or replaced during "
+				 "the restore");
+	}
+	if (l >= 0)
+		close(l);
+	return rc;
+}
+
+/* ---- folders ---- */
+
+enum restore_result restore_dir(int dirfd, const char *name, int dir, int mirror, char *why,
+				size_t len)
+{
+	enum restore_result rc;
+	struct stat ms, st;
+	int m = open_mirror(mirror, O_DIRECTORY), d, err = 0;
+
+	if (m < 0)
+		return say(RESTORE_FAILED, why, len, "the mirror's folder cannot be opened: %s",
+			   strerror(-m));
+	if (fstat(m, &ms) != 0 || !S_ISDIR(ms.st_mode)) {
+		close(m);
+		return say(RESTORE_REFUSED, why, len, "the mirror's is not a folder");
+	}
+	if (dir < 0) {
+		if (mkdirat(dirfd, name, 0700) != 0) {
+			rc = errno == EEXIST ?
+				say(RESTORE_REFUSED, why, len, "a file of that name appeared "
+				    "meanwhile; it was left alone") :
+				write_failed(errno, "making the folder", why, len);
+			close(m);
+			return rc;
+		}
+		d = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		err = d < 0 ? errno : 0;
+		/* Made by us (root, empty): a user's folder in its place is not
+		 * given the mirror's owner. */
+		if (d >= 0 && (fstat(d, &st) != 0 || st.st_uid != geteuid())) {
+			close(d);
+			d = -1;
+			err = EPERM;
+		}
+	} else {
+		d = reopen_read(dir, O_DIRECTORY | O_NOATIME);
+		err = d < 0 ? -d : 0;
+	}
+	if (d < 0) {
+		close(m);
+		return say(RESTORE_REFUSED, why, len, "the folder cannot be opened: %s",
+			   strerror(err));
+	}
+	rc = copy_attrs(d, m, &ms, why, len);
+	if (rc == RESTORE_OK && fsync(d) != 0)
+		rc = write_failed(errno, "syncing it", why, len);
+	if (rc == RESTORE_OK && !name_holds(dirfd, name, d))
+		rc = say(RESTORE_FAILED, why, len, "its name was moved or replaced during the "
+			 "restore");
+	if (rc == RESTORE_OK && verify_dir_entries(d, why, len))
+		rc = RESTORE_STILL_BAD;	/* 'mapctl repair' (or offline) rebuilds it */
+	if (rc == RESTORE_OK && fstat(d, &st) != 0)
+		rc = say(RESTORE_FAILED, why, len, "%s", strerror(errno));
+	if (rc == RESTORE_OK)
+		rc = compare_attrs(d, &st, m, &ms, why, len);
+	close(d);
+	close(m);
+	return rc;
+}
