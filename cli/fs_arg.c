@@ -119,14 +119,16 @@ static int fs_from_device(const struct ctl *ctl, struct map_store *st, const cha
 			  int64_t *fs_id, struct map_store_fs *out)
 {
 	struct device_match m = { 0 };
-	char uuid[64] = "";
+	struct offline_probe probe;
 	struct stat sb;
+	bool xfs;
 	int rc;
 
 	if (stat(dev, &sb) != 0 || !S_ISBLK(sb.st_mode))
 		return 1;
-	if (offline_device_uuid(dev, uuid, sizeof(uuid)) == 0) {
-		rc = map_store_fs_by_uuid(st, uuid, out);
+	xfs = offline_device_probe_path(dev, &probe) == 0 && probe.xfs;
+	if (xfs) {
+		rc = map_store_fs_by_uuid(st, probe.uuid, out);
 		if (rc == 0) {
 			*fs_id = out->id;
 			return 0;
@@ -147,7 +149,7 @@ static int fs_from_device(const struct ctl *ctl, struct map_store *st, const cha
 		return fail(ctl, 0, "%s held %d recorded filesystems and its superblock names none: "
 			    "give the UUID (mapctl status lists them)", shown(dev), m.n);
 	return fail(ctl, 0, "%s: no filesystem of the database is on this device%s", shown(dev),
-		    uuid[0] ? "" : " (no XFS superblock could be read on it)");
+		    xfs ? "" : " (no XFS superblock could be read on it)");
 }
 
 int fs_from_store(const struct ctl *ctl, struct map_store *st, const char *arg, int64_t *fs_id,
