@@ -20,11 +20,14 @@ int fail(const struct ctl *ctl, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	/* An error of the database says which of its files and keeps SQLite's
-	 * words (map_store_error), rather than one errno's. */
-	if (err)
-		fprintf(stderr, ": %s", map_store_error(err) ? map_store_error(err) :
-					  map_strerror(err));
+	/* An errno from the database says which of its files and keeps
+	 * SQLite's words (map_store_error): the errno alone misleads ("No
+	 * space left" of the database's disk, not the scanned one).  Our own
+	 * codes say what they mean already. */
+	if (err && -err < MAP_EBASE && map_store_error(err))
+		fprintf(stderr, ": %s", map_store_error(err));
+	else if (err)
+		fprintf(stderr, ": %s", map_strerror(err));
 	fputc('\n', stderr);
 	return EXIT_ERROR;
 }
@@ -116,6 +119,8 @@ int store_open_failed(const struct ctl *ctl, bool write, int rc)
 {
 	const char *why = map_store_error(rc);
 
+	if (rc == -MAP_EDBCORRUPT || rc == -MAP_EDBSCHEMA)
+		return fail(ctl, rc, "%s (left untouched)", ctl->db_path);
 	/* SQLite failed on one of the database's files: which, and why. */
 	if (why)
 		return fail(ctl, 0, "cannot %s the database: %s", write ? "write" : "read", why);
