@@ -16,9 +16,10 @@
  *     symbolic link to another folder in its place: not mounted there (nor
  *     anywhere), mapctl says where the device was left, exit 2; the same
  *     link in root's folder: refused too; the real folder back: mounted;
- *  5. a recorded XFS device reused for ext4, then swap, then wiped: refused
- *     each time, not one byte of it changed; wiped, only --uuid naming the
- *     filesystem recorded on it would let it go on.
+ *  5. a recorded XFS device reused for ext4, then swap, then wiped (its
+ *     secondary XFS superblocks still there): refused each time, not one
+ *     byte of it changed; wiped, only --uuid naming the filesystem recorded
+ *     on it would let it go on.
  *
  * Usage (in the guest): vm_mapctl_offline_guard MAPCTL DEVICE OTHER_DEVICE
  */
@@ -248,7 +249,9 @@ static void reused_device(const char *other)
 {
 	char args[512], *before, *after;
 
-	vt_must("wipefs -q -a %s && mkfs.xfs -q -f %s %s && mkdir -p " OTHER_MNT
+	/* Eight AGs of 64 MiB: secondary superblocks ext4's groups (128 MiB)
+	 * leave alone, which xfs_repair would find and "repair" from. */
+	vt_must("wipefs -q -a %s && mkfs.xfs -q -f %s -d agcount=8 %s && mkdir -p " OTHER_MNT
 		" && mount %s " OTHER_MNT, other, vt_features(), other, other);
 	vt_must("echo data > " OTHER_MNT "/file && sync");
 	CHECK_INT(ctl("scan " OTHER_MNT), 0);
