@@ -304,6 +304,7 @@ static int resolve_target(struct offline *x)
 			rc = identify_recorded(x, real);
 			if (rc)
 				return rc;
+			t->fs_id = t->sfs.id;	/* --uuid may have named it */
 		} else {
 			rc = fs_id_for_path(ctl, x->st, arg, &t->fs_id, &t->sfs);
 			if (rc)

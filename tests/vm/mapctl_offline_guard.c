@@ -16,9 +16,10 @@
  *     symbolic link to another folder in its place: not mounted there (nor
  *     anywhere), mapctl says where the device was left, exit 2; the same
  *     link in root's folder: refused too; the real folder back: mounted;
- *  5. a recorded XFS device reused for ext4, then swap, then wiped: refused
- *     each time, not one byte of it changed; wiped, only --uuid naming the
- *     filesystem recorded on it would let it go on.
+ *  5. a recorded XFS device reused for ext4, then swap, then wiped (its
+ *     secondary XFS superblocks still there): refused each time, not one
+ *     byte of it changed; wiped, only --uuid naming the filesystem recorded
+ *     on it would let it go on.
  *
  * Usage (in the guest): vm_mapctl_offline_guard MAPCTL DEVICE OTHER_DEVICE
  */
@@ -248,7 +249,9 @@ static void reused_device(const char *other)
 {
 	char args[512], *before, *after;
 
-	vt_must("wipefs -q -a %s && mkfs.xfs -q -f %s %s && mkdir -p " OTHER_MNT
+	/* Six AGs of 85 MiB: secondary superblocks that ext4's groups (128 MiB)
+	 * leave alone, which xfs_repair would find and "repair" from. */
+	vt_must("wipefs -q -a %s && mkfs.xfs -q -f %s -d agcount=6 %s && mkdir -p " OTHER_MNT
 		" && mount %s " OTHER_MNT, other, vt_features(), other, other);
 	vt_must("echo data > " OTHER_MNT "/file && sync");
 	CHECK_INT(ctl("scan " OTHER_MNT), 0);
@@ -258,7 +261,8 @@ static void reused_device(const char *other)
 	int n = actions();
 	snprintf(args, sizeof(args), "repair %s --offline --yes", other);
 
-	vt_must("mkfs.ext4 -q -F %s", other);
+	/* Without discard, as on a disk that does not zero discarded blocks. */
+	vt_must("mkfs.ext4 -q -F -E nodiscard %s", other);
 	before = device_sum(other);
 	CHECK_INT(ctl_out(args), 2);
 	CHECK(out_has("ext4") && out_has("nothing written"), "ext4 is named and refused");
