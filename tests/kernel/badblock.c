@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/dm-ioctl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "badblock.h"
@@ -65,6 +68,84 @@ uint64_t bb_damage(uint64_t ino, bool attr_fork, uint64_t fileoff)
 	       (unsigned long long)ino, attr_fork ? "attr" : "data", (unsigned long long)fileoff,
 	       (unsigned long long)daddr, (unsigned long long)(daddr * 512 / DUST_BLOCK));
 	return bb_damage_daddr(daddr);
+}
+
+#define TRACE_PIPE "/sys/kernel/tracing/trace_pipe"
+
+/* "removebadblock @blk" to dm-dust through the ioctl (no fork, no udev). */
+static int dust_remove_block(uint64_t blk)
+{
+	union {
+		struct dm_ioctl io;
+		char bytes[sizeof(struct dm_ioctl) + sizeof(struct dm_target_msg) + 64];
+	} req;
+	struct dm_target_msg *msg = (void *)(req.bytes + sizeof(struct dm_ioctl));
+	int ctl = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	int rc;
+
+	if (ctl < 0)
+		return -errno;
+	memset(&req, 0, sizeof(req));
+	req.io.version[0] = DM_VERSION_MAJOR;
+	req.io.data_size = sizeof(req);
+	req.io.data_start = sizeof(struct dm_ioctl);
+	snprintf(req.io.name, sizeof(req.io.name), "%s", BB_DUST);
+	snprintf(msg->message, 64, "removebadblock %llu", (unsigned long long)blk);
+	rc = ioctl(ctl, DM_TARGET_MSG, &req) == 0 ? 0 : -errno;
+	close(ctl);
+	return rc;
+}
+
+pid_t bb_healer_start(const char *needle, uint64_t blk)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	REQUIRE(pipe(ready) == 0, "pipe: %s", strerror(errno));
+	pid = fork();
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		static char buf[65536];
+		size_t len = 0;
+		int tp = open(TRACE_PIPE, O_RDONLY);
+
+		if (tp < 0 || write(ready[1], "r", 1) != 1)
+			_exit(2);
+		while (len < sizeof(buf) - 1) {
+			ssize_t n = read(tp, buf + len, sizeof(buf) - 1 - len);
+
+			if (n <= 0)
+				_exit(3);
+			len += (size_t)n;
+			buf[len] = '\0';
+			if (strstr(buf, needle)) {
+				int rc = dust_remove_block(blk);
+
+				printf("healer: removed dust block %llu (%d) after:\n%s",
+				       (unsigned long long)blk, rc, buf);
+				fflush(stdout);
+				_exit(rc == 0 ? 0 : 4);
+			}
+		}
+		_exit(5);
+	}
+	close(ready[1]);
+	REQUIRE(read(ready[0], &c, 1) == 1, "the healer could not open " TRACE_PIPE);
+	close(ready[0]);
+	return pid;
+}
+
+bool bb_healer_done(pid_t pid)
+{
+	int status = -1;
+
+	if (waitpid(pid, &status, WNOHANG) == 0) {
+		/* Still waiting: the line never came. */
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 int bb_trace_start(const char *const *events, size_t n)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define BB_DUST "kbad"
 #define BB_DEV "/dev/mapper/" BB_DUST
@@ -37,6 +38,16 @@ uint64_t bb_damage_daddr(uint64_t daddr);
  * number it does not have (each printed), so that a test can run on and fail
  * on a kernel without the patches. */
 int bb_trace_start(const char *const *events, size_t n);
+
+/*
+ * A transient error: a child that follows trace_pipe until a line containing
+ * @needle, then removes dm-dust block @blk (through the device-mapper ioctl,
+ * at once).  Returns its pid once it has the pipe open.  bb_healer_done()
+ * reaps it (killing it if it still waits) and says whether it saw the line
+ * and removed the block.
+ */
+pid_t bb_healer_start(const char *needle, uint64_t blk);
+bool bb_healer_done(pid_t pid);
 
 /* Scrub (or with XFS_SCRUB_IFLAG_REPAIR, repair) @type on the inode behind
  * @path (not followed); 0 or -errno, output flags in @oflags. */

@@ -378,13 +378,14 @@ static void run_round(const char *backing, enum round round)
 		      "flags 0x%x", rc, oflags);
 	}
 
-	/* Every piece of the bad block (sector or inode sized), and only those. */
+	/* Every piece of the bad block (sector or inode sized) failed its three
+	 * attempts, and only those. */
 	unsigned int piece = geo.sectsize > INODE_SIZE ? geo.sectsize : INODE_SIZE;
 
-	CHECK_INT(kt_trace_count(trace, "xrep_icluster_unreadable", "error -5", NULL),
+	CHECK_INT(kt_trace_count(trace, "xrep_icluster_unreadable", "try 3/3", "error -5", NULL),
 		  FS_BLOCK / piece);
 	snprintf(needle, sizeof(needle), "daddr 0x%llx ", daddr);
-	CHECK_INT(kt_trace_count(trace, "xrep_icluster_unreadable", needle, NULL), 1);
+	CHECK_INT(kt_trace_count(trace, "xrep_icluster_unreadable", "try 3/3", needle, NULL), 1);
 	CHECK_INT(kt_trace_count(trace, "xrep_icluster_rebuild", NULL), INODES_PER_BLOCK);
 	for (uint64_t ino = bad_first; ino < bad_first + INODES_PER_BLOCK; ino++) {
 		bool ours = rebuilt[ino - first], dev = ino == cdev_ino;
