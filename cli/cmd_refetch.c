@@ -6,7 +6,8 @@
  * a repair moved to the orphanage (lost+found/INODE).
  *
  * mapctl runs as root while any local user may rename the folders they own,
- * so it never hands a path to another program to resolve again: each path
+ * so it runs no other program on these paths (rsync resolved them again as
+ * strings): each path
  * is walked one name at a time with O_NOFOLLOW from the mount root
  * (path_check.c), its last name must still be the recorded inode and
  * generation, and the copy (restore_copy.c) writes through the descriptors
@@ -350,6 +351,8 @@ static bool mirror_is_this_fs(const struct refetch *r)
 	return same;
 }
 
+/* Each folder restored gets the mirror's entries it lacks, then lost+found
+ * loses the orphans that are copies of them (refetch_dir.c).  0 or -errno. */
 static int put_back_entries(struct refetch *r)
 {
 	const struct refetch_src src = { .ctl = r->ctl, .fs = r->fs, .rootfd = r->rootfd,
@@ -360,11 +363,11 @@ static int put_back_entries(struct refetch *r)
 
 		if (!e->sent || e->what != W_DIR || e->outcome != OUT_RESTORED)
 			continue;
-		/* Recreated: any inode, as check_restored() took it. */
+		/* Recreated: any inode, the one the restore made. */
 		int rc = refetch_dir_put_back(&src, e->it->path, e->in_place ? e->it->ino : 0,
 					      e->in_place ? e->it->gen : 0, &r->put_back,
 					      e->put_back, sizeof(e->put_back));
-		if (rc < 0 || rc == 127)
+		if (rc < 0)
 			return rc;
 		if (rc == 1)
 			set(e, OUT_FAILED, "not every entry of the mirror could be put back");
@@ -651,7 +654,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	}
 	rc = put_back_entries(&r);
 	if (rc) {
-		rc = fail(ctl, rc < 0 ? rc : 0, "rsync could not run");
+		rc = fail(ctl, rc, "putting back the entries of folders");
 		goto out;
 	}
 	int unrecorded = record_outcomes(&r, st, fs_id);
@@ -723,7 +726,7 @@ const struct command cmd_refetch = {
 	"A file whose extended attributes cannot be read fails: repair it first.\n"
 	"\n"
 	"A damaged folder, once restored, gets back the mirror's entries it lacks, one\n"
-	"level (rsync --dirs --ignore-existing into the checked folder); a regular file\n"
+	"level, copied the same way and never over a name it has; a regular file\n"
 	"of lost+found with one name that has the bytes of a file put back (or is a\n"
 	"damaged copy) is then removed.  A file found as lost+found/INODE (its recorded\n"
 	"inode) is restored at its path, and the orphan removed when it is a copy.\n"

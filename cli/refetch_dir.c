@@ -6,23 +6,17 @@
  * database never named those children (they are not findings), so the
  * mirror says what belongs here.
  *
- * Put back: once the folder's own restore is verified, a second rsync run
- * copies the mirror's entries of that one folder (--dirs: one level; a
- * missing subfolder is created empty with its attributes, its contents are
- * not copied) with --ignore-existing, so no name that is here is touched.
- * Not recursive on purpose: a lost subfolder is itself whole in lost+found
- * (with everything under it), and every level more is more paths that rsync,
- * running as root, resolves again by name in folders users may write.  The
- * destination is the checked folder's descriptor (/proc/self/fd/N), and with
- * a local mirror the source too.  No --inplace: rsync writes a new file and
- * renames it into place, so a name a user slips in meanwhile (a link, say)
- * is replaced, never followed.  Links are copied as links (-l), never
- * followed; no devices or FIFOs (--no-D).
- *
- * Which names are new is told by listing the folder before and after rsync;
- * with a local mirror a new name must also be the mirror's (type, size,
- * owner), so a file a user creates meanwhile is not taken for ours.  Each
- * new file is read back from the device, its extended attributes checked.
+ * Put back: once the folder's own restore is verified, each entry of the
+ * mirror's folder that this one lacks is copied in by mapctl itself
+ * (restore_copy.c), one level: a missing subfolder is created empty with
+ * its attributes, its contents are not copied.  Not recursive on purpose: a
+ * lost subfolder is itself whole in lost+found (with everything under it).
+ * Every copy goes through the checked folder's descriptor, is read back
+ * equal to the mirror, and gets its name only if no file took it meanwhile,
+ * so no name that is here is touched and a name a user slips in (a link,
+ * say) is left alone, never followed.  Links are copied as links; devices,
+ * FIFOs and sockets are not copied.  Names the mirror shares between hard
+ * links become separate copies.
  *
  * Orphans: each regular file of lost+found with one name is compared with
  * the files put back of the same size; one that has the same bytes, or is a
@@ -33,18 +27,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "path_check.h"
 #include "refetch_dir.h"
+#include "restore_copy.h"
 #include "restore_verify.h"
 
 /* Names of one folder held to tell new names from old: a name is at most
@@ -202,56 +195,6 @@ static void list_note(char *note, size_t len, const struct name_list *l, const c
 		add(note, len, " and %zu more", l->n - l->shown);
 }
 
-/* ---- rsync ---- */
-
-/* One level of the mirror's folder @src_path into folder @dst_fd; its exit
- * status, or -errno.  @src_fd >= 0: a local mirror's folder, by descriptor. */
-static int rsync_entries(const struct refetch_src *src, const char *src_path, int src_fd,
-			 int dst_fd)
-{
-	const char *argv[24];
-	char from[40], to[40];
-	int n = 0, status;
-	pid_t pid;
-
-	argv[n++] = "rsync";
-	argv[n++] = "--dirs";		/* this folder's entries, one level */
-	argv[n++] = "--links";		/* a link is copied as a link, never followed */
-	argv[n++] = "--perms";
-	argv[n++] = "--times";
-	argv[n++] = "--owner";
-	argv[n++] = "--group";
-	argv[n++] = "-A";		/* ACLs */
-	argv[n++] = "-X";		/* extended attributes */
-	argv[n++] = "--numeric-ids";	/* the mirror's user names may differ */
-	argv[n++] = "--no-D";		/* never a device node or FIFO from a mirror */
-	argv[n++] = "-H";		/* names of one file here stay one file */
-	argv[n++] = "--ignore-existing";	/* never a name that is here */
-	argv[n++] = src_fd >= 0 ? from : src_path;
-	argv[n++] = to;
-	argv[n] = NULL;
-
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		/* By descriptor: the checked folders are not looked up again by
-		 * path (dup() leaves them open across exec). */
-		snprintf(to, sizeof(to), "/proc/self/fd/%d/", dup(dst_fd));
-		if (src_fd >= 0)
-			snprintf(from, sizeof(from), "/proc/self/fd/%d/", dup(src_fd));
-		if (src->ctl->json)
-			dup2(STDERR_FILENO, STDOUT_FILENO);	/* stdout is the JSON */
-		execvp("rsync", (char *const *)argv);
-		fprintf(stderr, "%s: cannot run rsync: %s\n", src->ctl->prog, strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* ---- put back ---- */
 
 struct put_back {
@@ -262,7 +205,7 @@ struct put_back {
 	const char *rel;
 	size_t dir_index;	/* in set->dirs, or SIZE_MAX */
 	bool more;		/* more new names than one run checks */
-	struct name_list files, links, empty_dirs, failed, foreign;
+	struct name_list files, links, empty_dirs, failed, foreign, skipped;
 };
 
 /* Keep the folder's descriptor for the orphan pass (once). */
@@ -307,21 +250,6 @@ static void remember_file(struct put_back *pb, const char *name, const struct st
 		set->nfiles++;
 }
 
-/* Is new name @name the mirror's (a local mirror): same type, and for a file
- * the same size and owner? */
-static bool is_the_mirrors(const struct put_back *pb, const char *name, const struct stat *st)
-{
-	struct stat m;
-
-	if (pb->mirror_dirfd < 0)
-		return true;	/* a remote mirror: rsync's word */
-	if (fstatat(pb->mirror_dirfd, name, &m, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    (m.st_mode & S_IFMT) != (st->st_mode & S_IFMT))
-		return false;
-	return !S_ISREG(m.st_mode) || (m.st_size == st->st_size && m.st_uid == st->st_uid &&
-				       m.st_gid == st->st_gid);
-}
-
 static void failed(struct put_back *pb, const char *name, const char *why)
 {
 	char item[NAME_MAX + 200];
@@ -330,98 +258,71 @@ static void failed(struct put_back *pb, const char *name, const char *why)
 	list_add(&pb->failed, item);
 }
 
-/* A file put back: read back from the device, attributes checked. */
-static void check_new_file(struct put_back *pb, const char *name, const struct stat *st)
+/* Entry @name of the mirror's folder, missing here: copied in. */
+static void put_back_one(struct put_back *pb, const char *name)
 {
+	int m = openat(pb->mirror_dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	enum restore_result rr;
 	char why[300] = "";
-	struct stat now;
-	int fd = openat(pb->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NOATIME | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 
-	if (fd < 0) {
+	if (m < 0 || fstat(m, &st) != 0) {
 		failed(pb, name, strerror(errno));
-		return;
-	}
-	if (fstat(fd, &now) != 0 || now.st_ino != st->st_ino) {
-		failed(pb, name, "replaced while it was checked");
 		goto out;
 	}
-	int v = verify_file_media(pb->src->fs, fd);
-	if (v) {
-		failed(pb, name, v == 1 ? "blocks unreadable" : map_strerror(v));
+	if ((uint64_t)st.st_dev == pb->src->dev) {
+		failed(pb, name, "in the mirror: on the filesystem being restored");
 		goto out;
 	}
-	int mfd = -1;
-	if (pb->mirror_dirfd >= 0)
-		mfd = openat(pb->mirror_dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	v = verify_xattrs(fd, mfd, why, sizeof(why));
-	if (mfd >= 0)
-		close(mfd);
-	if (v) {
-		failed(pb, name, v < 0 ? map_strerror(v) : why);
+	if (S_ISREG(st.st_mode))
+		rr = restore_file(pb->src->fs, pb->dirfd, name, -1, m, why, sizeof(why));
+	else if (S_ISLNK(st.st_mode))
+		rr = restore_symlink(pb->dirfd, name, -1, m, why, sizeof(why));
+	else if (S_ISDIR(st.st_mode))
+		rr = restore_dir(pb->dirfd, name, -1, m, why, sizeof(why));
+	else {
+		list_add(&pb->skipped, name);
 		goto out;
 	}
-	list_add(&pb->files, name);
-	remember_file(pb, name, &now);
+	if (rr == RESTORE_REFUSED) {
+		list_add(&pb->foreign, name);	/* a name that appeared meanwhile */
+	} else if (rr != RESTORE_OK) {
+		failed(pb, name, why);
+	} else if (S_ISREG(st.st_mode)) {
+		list_add(&pb->files, name);
+		if (fstatat(pb->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			remember_file(pb, name, &st);
+	} else {
+		list_add(S_ISLNK(st.st_mode) ? &pb->links : &pb->empty_dirs, name);
+	}
 out:
-	close(fd);
+	if (m >= 0)
+		close(m);
 }
 
-static void check_new_link(struct put_back *pb, const char *name)
+/* Every entry of the mirror's folder not among @before (this folder's). */
+static int put_back_names(struct put_back *pb, const struct names *before)
 {
-	char why[300] = "";
-	int fd = openat(pb->dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), mfd = -1;
-
-	if (fd < 0) {
-		failed(pb, name, strerror(errno));
-		return;
-	}
-	if (pb->mirror_dirfd >= 0)
-		mfd = openat(pb->mirror_dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	int v = verify_symlink(fd, mfd, why, sizeof(why));
-	if (v)
-		failed(pb, name, v < 0 ? map_strerror(v) : why);
-	else
-		list_add(&pb->links, name);
-	if (mfd >= 0)
-		close(mfd);
-	close(fd);
-}
-
-/* After rsync: every name that was not there before. */
-static int check_new_names(struct put_back *pb, const struct names *before)
-{
-	DIR *d = open_listing(pb->dirfd);
+	DIR *d = open_listing(pb->mirror_dirfd);
 	struct dirent *de;
 	size_t seen = 0;
 
 	if (!d)
 		return -errno;
 	errno = 0;
-	while ((de = readdir(d)) != NULL && seen < DIR_NAMES_MAX) {
-		struct stat st;
-		const char *name = de->d_name;
-
-		if (dot_or_dotdot(name) || names_has(before, name)) {
+	while ((de = readdir(d)) != NULL) {
+		if (dot_or_dotdot(de->d_name) || names_has(before, de->d_name)) {
 			errno = 0;
 			continue;
 		}
-		seen++;
-		if (fstatat(pb->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			failed(pb, name, strerror(errno));
-		else if (!is_the_mirrors(pb, name, &st))
-			list_add(&pb->foreign, name);
-		else if (S_ISREG(st.st_mode))
-			check_new_file(pb, name, &st);
-		else if (S_ISLNK(st.st_mode))
-			check_new_link(pb, name);
-		else if (S_ISDIR(st.st_mode))
-			list_add(&pb->empty_dirs, name);
-		else
-			list_add(&pb->foreign, name);
+		if (seen++ == DIR_NAMES_MAX) {
+			pb->more = true;
+			break;
+		}
+		put_back_one(pb, de->d_name);
 		errno = 0;
 	}
 	int rc = de == NULL && errno ? -errno : 0;
-	pb->more = de != NULL;
 	closedir(d);
 	return rc;
 }
@@ -433,11 +334,10 @@ int refetch_dir_put_back(const struct refetch_src *src, const char *rel, uint64_
 			       .rel = rel, .dir_index = SIZE_MAX };
 	struct path_check pc, mpc = { .fd = -1, .dirfd = -1 };
 	struct names before = { 0 };
-	char *src_path = NULL;
 	int rc;
 
 	note[0] = '\0';
-	/* The folder's own path check again, right before: rsync writes into
+	/* The folder's own path check again, right before: the copies go into
 	 * what this descriptor holds. */
 	if (path_check(src->rootfd, src->dev, rel, ino, gen, &pc) != PATH_SAME ||
 	    !S_ISDIR(pc.st.st_mode)) {
@@ -447,26 +347,14 @@ int refetch_dir_put_back(const struct refetch_src *src, const char *rel, uint64_
 		goto out;
 	}
 	pb.dirfd = pc.fd;
-	if (src->mirror_fd >= 0) {
-		if (path_check(src->mirror_fd, 0, rel, 0, 0, &mpc) != PATH_SAME ||
-		    !S_ISDIR(mpc.st.st_mode)) {
-			snprintf(note, len, "its entries were not put back: in the mirror: %s",
-				 mpc.state == PATH_SAME ? "not a folder" : mpc.why);
-			rc = 1;
-			goto out;
-		}
-		pb.mirror_dirfd = mpc.fd;
-	} else {
-		size_t n = strlen(src->from) + strlen(rel) + 3;
-
-		src_path = malloc(n);
-		if (!src_path) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		snprintf(src_path, n, "%s%s%s/", src->from,
-			 src->from[strlen(src->from) - 1] == '/' ? "" : "/", rel);
+	if (path_check(src->mirror_fd, 0, rel, 0, 0, &mpc) != PATH_SAME ||
+	    !S_ISDIR(mpc.st.st_mode)) {
+		snprintf(note, len, "its entries were not put back: in the mirror: %s",
+			 mpc.state == PATH_SAME ? "not a folder" : mpc.why);
+		rc = 1;
+		goto out;
 	}
+	pb.mirror_dirfd = mpc.fd;
 	rc = names_of(pb.dirfd, &before);
 	if (rc) {
 		snprintf(note, len, "its entries were not put back: %s",
@@ -475,14 +363,9 @@ int refetch_dir_put_back(const struct refetch_src *src, const char *rel, uint64_
 		rc = 1;
 		goto out;
 	}
-	rc = rsync_entries(src, src_path, pb.mirror_dirfd, pb.dirfd);
-	if (rc < 0 || rc == 127)
-		goto out;	/* rsync could not run */
-	int rs = rc;
-	rc = check_new_names(&pb, &before);
+	rc = put_back_names(&pb, &before);
 	if (rc) {
-		snprintf(note, len, "its entries cannot be listed after the put-back: %s",
-			 map_strerror(rc));
+		snprintf(note, len, "the mirror's folder cannot be listed: %s", map_strerror(rc));
 		rc = 1;
 		goto out;
 	}
@@ -491,19 +374,16 @@ int refetch_dir_put_back(const struct refetch_src *src, const char *rel, uint64_
 	list_note(note, len, &pb.empty_dirs, "folders created empty (their contents were "
 		  "not copied)");
 	list_note(note, len, &pb.failed, "not put back");
-	list_note(note, len, &pb.foreign, "new names that are not the mirror's, left alone");
+	list_note(note, len, &pb.foreign, "names that appeared meanwhile, left alone");
+	list_note(note, len, &pb.skipped, "devices, FIFOs or sockets, not copied");
 	if (pb.more)
-		add(note, len, "%smore new names than one run checks (%d): the rest were not "
-		    "checked", note[0] ? "; " : "", DIR_NAMES_MAX);
-	if (rs)
-		add(note, len, "%srsync exited %d putting back its entries", note[0] ? "; " : "",
-		    rs);
+		add(note, len, "%smore missing names than one run copies (%d): run refetch again",
+		    note[0] ? "; " : "", DIR_NAMES_MAX);
 	if (!note[0])
 		add(note, len, "no entry of the mirror was missing");
-	rc = rs || pb.failed.n || pb.more ? 1 : 0;
+	rc = pb.failed.n || pb.foreign.n || pb.more ? 1 : 0;
 out:
 	names_free(&before);
-	free(src_path);
 	path_check_close(&pc);
 	path_check_close(&mpc);
 	return rc;

@@ -21,8 +21,8 @@ struct refetch_src {
 	struct map_fs *fs;
 	int rootfd;		/* the mount root */
 	uint64_t dev;
-	const char *from;	/* the rsync source as given */
-	int mirror_fd;		/* a local mirror's root (O_PATH), or -1 */
+	const char *from;	/* the mirror as given */
+	int mirror_fd;		/* the mirror's root (O_PATH) */
 };
 
 struct put_back_file;
@@ -40,7 +40,7 @@ struct put_back_set {
  * Folder @rel (the recorded inode @ino, @gen; its own restore verified) gets
  * the mirror's entries it lacks, without touching a name it has.  @note says
  * what was put back (counts, names: bounded).  0 all put back and verified,
- * 1 something could not be (see @note), -errno when rsync could not run.
+ * 1 something could not be (see @note), or -errno.
  */
 int refetch_dir_put_back(const struct refetch_src *src, const char *rel, uint64_t ino,
 			 uint32_t gen, struct put_back_set *set, char *note, size_t len);

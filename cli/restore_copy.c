@@ -14,11 +14,10 @@
  *     the mirror, which is read again and must not have changed meanwhile
  *     (same size, modification and change time);
  *  3. only then does the old file get the bytes, in its own inode, so every
- *     hard link and open descriptor sees them: its blocks are replaced by
- *     the copy's (FICLONE: nothing written twice), or, where the filesystem
- *     cannot share blocks, the copy is written over it once its space is
- *     reserved; a missing name is the copy itself, linked in, never over a
- *     name that appeared meanwhile;
+ *     hard link and open descriptor sees them: written over its own blocks
+ *     (a bad sector is overwritten where it is, so a drive remaps it); a
+ *     missing name is the copy itself, linked in, never over a name that
+ *     appeared meanwhile;
  *  4. owner, extended attributes (ACLs among them), mode and times become
  *     the mirror's (in that order: a chown drops set-id bits and
  *     capabilities);
@@ -38,12 +37,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-
-#include <linux/fs.h>
 
 #include "restore_copy.h"
 #include "restore_verify.h"
@@ -57,6 +54,15 @@
 
 static enum restore_result say(enum restore_result rc, char *why, size_t len, const char *fmt,
 			       ...) __attribute__((format(printf, 4, 5)));
+
+/* @text after what @why says. */
+static void append(char *why, size_t len, const char *text)
+{
+	size_t used = strlen(why);
+
+	if (used + 1 < len)
+		snprintf(why + used, len - used, "%s", text);
+}
 static enum restore_result say(enum restore_result rc, char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -71,8 +77,8 @@ static enum restore_result say(enum restore_result rc, char *why, size_t len, co
 static enum restore_result write_failed(int err, const char *what, char *why, size_t len)
 {
 	if (err == ENOSPC || err == EDQUOT)
-		return say(RESTORE_FAILED, why, len, "the filesystem is full (%s): %s; the old "
-			   "file is unchanged", err == EDQUOT ? "quota" : "no free space", what);
+		return say(RESTORE_FAILED, why, len, "the filesystem is full (%s): %s",
+			   err == EDQUOT ? "quota" : "no free space", what);
 	return say(RESTORE_FAILED, why, len, "%s: %s", what, strerror(err));
 }
 
@@ -150,13 +156,12 @@ static enum restore_result copy_range(int src, int dst, off_t from, off_t to, ch
 		char what[96];
 
 		if (r < 0)
-			return say(RESTORE_FAILED, why, len, "%s cannot be read at byte %lld: %s; the "
-				   "old file is unchanged", src_name,
+			return say(RESTORE_FAILED, why, len, "%s cannot be read at byte %lld: %s",
+				   src_name,
 				   (long long)first_unreadable(src, buf, off, n), strerror((int)-r));
 		if ((size_t)r != n)
 			return say(RESTORE_FAILED, why, len, "%s ended at byte %lld: it changed during "
-				   "the copy; the old file is unchanged", src_name,
-				   (long long)(off + r));
+				   "the copy", src_name, (long long)(off + r));
 		int w = pwrite_full(dst, buf, n, off);
 		if (w) {
 			snprintf(what, sizeof(what), "writing byte %lld", (long long)off);
@@ -167,9 +172,20 @@ static enum restore_result copy_range(int src, int dst, off_t from, off_t to, ch
 	return RESTORE_OK;
 }
 
-/* @size bytes of @src into @dst; with @sparse only @src's data (holes stay
- * holes: @dst must be new and empty). */
-static enum restore_result copy_bytes(int src, int dst, off_t size, bool sparse,
+/* [@from, @to) of @dst, a hole in @src, becomes one in @dst too (or
+ * zeros, where holes cannot be punched). */
+static enum restore_result fill_hole(int src, int dst, off_t from, off_t to, char *buf,
+				     const char *src_name, char *why, size_t len)
+{
+	if (from >= to ||
+	    fallocate(dst, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from, to - from) == 0)
+		return RESTORE_OK;
+	return copy_range(src, dst, from, to, buf, src_name, why, len);
+}
+
+/* @size bytes of @src into @dst, @src's holes kept; @over: @dst has bytes
+ * of its own there, which @src's holes replace too. */
+static enum restore_result copy_bytes(int src, int dst, off_t size, bool over,
 				      const char *src_name, char *why, size_t len)
 {
 	char *buf = malloc(CHUNK);
@@ -178,21 +194,23 @@ static enum restore_result copy_bytes(int src, int dst, off_t size, bool sparse,
 
 	if (!buf)
 		return say(RESTORE_FAILED, why, len, "%s", strerror(ENOMEM));
-	/* Each turn moves past one data extent: ends at @size. */
+	/* Each turn moves past one hole and one data extent: ends at @size. */
 	while (rc == RESTORE_OK && off < size) {
-		off_t data = sparse ? lseek(src, off, SEEK_DATA) : off, hole = size;
+		off_t data = lseek(src, off, SEEK_DATA), hole;
 
 		if (data < 0 && errno == ENXIO)
-			break;		/* a hole up to the end */
-		if (data < 0)
-			data = off;	/* no SEEK_DATA: every byte */
-		if (sparse) {
-			hole = lseek(src, data, SEEK_HOLE);
-			if (hole < 0 || hole > size)
-				hole = size;
-		}
-		if (data >= size)
+			data = size;	/* a hole up to the end */
+		else if (data < 0)
+			data = off;	/* no SEEK_DATA: every byte is data */
+		if (data > size)
+			data = size;
+		if (over)
+			rc = fill_hole(src, dst, off, data, buf, src_name, why, len);
+		if (rc != RESTORE_OK || data >= size)
 			break;
+		hole = lseek(src, data, SEEK_HOLE);
+		if (hole < 0 || hole > size)
+			hole = size;
 		rc = copy_range(src, dst, data, hole, buf, src_name, why, len);
 		off = hole;
 	}
@@ -383,30 +401,30 @@ static int reopen_rw(int opath_fd)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Step 3 for a file that exists: @w (the old inode) gets the bytes of @tmp
- * (checked equal to the mirror). */
+/*
+ * Step 3 for a file that exists: @w (the old inode) gets the bytes of @tmp
+ * (checked equal to the mirror), written over its own blocks: a bad sector
+ * is overwritten where it is (a drive remaps it; handing the file the
+ * copy's blocks instead would leave it in free space, where the next
+ * allocation of metadata meets it).  Blocks shared with another file by
+ * reflink are written elsewhere: that needs free space, checked first, so
+ * that a full filesystem stops before the first byte.
+ */
 static enum restore_result put_in_place(int w, int tmp, off_t size, char *why, size_t len)
 {
 	enum restore_result rc;
+	struct statvfs sv;
 
-	if (ioctl(w, FICLONE, tmp) == 0) {
-		if (ftruncate(w, size) != 0)
-			return write_failed(errno, "setting its size", why, len);
-		return RESTORE_OK;
-	}
-	if (errno == ENOSPC || errno == EDQUOT)
-		return write_failed(errno, "sharing the checked copy's blocks", why, len);
-	if (errno != EOPNOTSUPP && errno != EXDEV && errno != EINVAL && errno != ENOTTY)
-		return say(RESTORE_FAILED, why, len, "its blocks cannot be replaced: %s; the old "
-			   "file is unchanged", strerror(errno));
-	/* No shared blocks on this filesystem: written over, every byte (a
-	 * hole of the mirror's becomes zeros), the space reserved first so
-	 * that a full filesystem stops before the first byte. */
-	if (fallocate(w, FALLOC_FL_KEEP_SIZE, 0, size) != 0 && errno != EOPNOTSUPP)
-		return write_failed(errno, "reserving its space", why, len);
-	rc = copy_bytes(tmp, w, size, false, "the checked copy", why, len);
+	if (fstatvfs(w, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < (uint64_t)size)
+		return say(RESTORE_FAILED, why, len, "the filesystem is full (no free space): "
+			   "%llu bytes free, rewriting it may need %lld; the old file is unchanged",
+			   (unsigned long long)sv.f_bavail * sv.f_frsize, (long long)size);
+	rc = copy_bytes(tmp, w, size, true, "the checked copy", why, len);
 	if (rc == RESTORE_OK && ftruncate(w, size) != 0)
 		rc = write_failed(errno, "setting its size", why, len);
+	if (rc)
+		append(why, len, "; each block of it is as it was or has the mirror's checked "
+		       "bytes");
 	return rc;
 }
 
@@ -454,9 +472,10 @@ enum restore_result restore_file(struct map_fs *fs, int dirfd, const char *name,
 	tmp = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (tmp < 0) {
 		rc = write_failed(errno, "making the copy", why, len);
+		append(why, len, "; nothing was written");
 		goto out;
 	}
-	rc = copy_bytes(m, tmp, ms.st_size, true, "the mirror", why, len);
+	rc = copy_bytes(m, tmp, ms.st_size, false, "the mirror", why, len);
 	if (rc == RESTORE_OK && ftruncate(tmp, ms.st_size) != 0)
 		rc = write_failed(errno, "setting the copy's size", why, len);
 	if (rc == RESTORE_OK && fsync(tmp) != 0)
@@ -465,7 +484,9 @@ enum restore_result restore_file(struct map_fs *fs, int dirfd, const char *name,
 		rc = compare_with_mirror(tmp, m, &ms, "the copy", why, len);
 	if (rc) {
 		if (rc == RESTORE_STILL_BAD)
-			rc = RESTORE_FAILED;	/* the copy, not the file: nothing changed */
+			rc = RESTORE_FAILED;	/* the copy, not the file */
+		append(why, len, target < 0 ? "; nothing was written at its name" :
+		       "; the old file is unchanged");
 		goto out;
 	}
 	/* 3, 4 */
@@ -518,6 +539,8 @@ enum restore_result restore_symlink(int dirfd, const char *name, int target, int
 	if (n < 0 || fstat(mirror, &ms) != 0)
 		return say(RESTORE_FAILED, why, len, "the mirror's link cannot be read: %s",
 			   strerror(errno));
+	if ((size_t)n >= sizeof(want) - 1)
+		return say(RESTORE_FAILED, why, len, "the mirror's link target is too long");
 	want[n] = '\0';
 	if (target >= 0) {
 		/* A link is never rewritten in place: the checked one goes. */
