@@ -502,6 +502,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	char *end;
 	int c, rc;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "yn", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -518,9 +519,12 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		case 'O': offline = true; break;
 		case 'M': off.no_mount = true; break;
 		case 'U': off.uuid = optarg; break;
-		default: return fail(ctl, 0, "see 'mapctl repair --help'");
+		default: return option_error(ctl, argv, "yn", longopts);
 		}
 	}
+	if (optind >= argc && (offline || offline_plan))
+		return fail(ctl, 0, "which device? (mapctl repair --offline DEVICE, or "
+			    "--offline-plan PATH|DEVICE)");
 	if (optind >= argc)
 		return fail(ctl, 0, "which filesystem? (mapctl repair PATH [--finding ID | --all])");
 	if (optind + 1 < argc)

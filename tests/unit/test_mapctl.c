@@ -299,6 +299,13 @@ static void test_option_errors(void)
 		  "'mapctl metrics --help')" },
 		{ "history --json=yes", "mapctl history: option '--json' takes no value (see "
 		  "'mapctl history --help')" },
+		{ "repair --bogus", "mapctl repair: unknown option '--bogus' (see "
+		  "'mapctl repair --help')" },
+		{ "repair --finding", "mapctl repair: option '--finding' needs a value (see "
+		  "'mapctl repair --help')" },
+		/* The offline path takes a device, not a filesystem and findings. */
+		{ "repair --offline", "mapctl repair: which device? (mapctl repair --offline "
+		  "DEVICE, or --offline-plan PATH|DEVICE)" },
 	};
 	char args[256];
 
