@@ -542,7 +542,7 @@ static void print_json(const struct refetch *r, const int counts[MAP_STATE_NR])
 	}
 	map_json_str_or_null(&j, "orphans_note", r->orphans.note);
 	if (counts)
-		map_json_int(&j, "open_findings", counts[MAP_STATE_OPEN]);
+		map_json_int(&j, "open_findings", map_counts_open(counts));
 	else
 		map_json_null(&j, "open_findings");
 	json_close(&j);
@@ -563,12 +563,13 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	int64_t fs_id;
 	int c, rc;
 
+	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "n", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': r.from = optarg; break;
 		case 'n': r.dry_run = true; break;
 		case 'j': ctl->json = true; break;
-		default: return fail(ctl, 0, "see 'mapctl refetch --help'");
+		default: return option_error(ctl, argv, "n", longopts);
 		}
 	}
 	if (optind >= argc)
@@ -676,14 +677,14 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		if (removed)
 			printf("%d set aside earlier removed, ", removed);
 		printf("%zu not; %d finding%s still open%s\n", r.n - (size_t)(restored + removed),
-		       counts[MAP_STATE_OPEN], counts[MAP_STATE_OPEN] == 1 ? "" : "s",
+		       map_counts_open(counts), map_counts_open(counts) == 1 ? "" : "s",
 		       restored + removed ? "; 'mapctl scan' confirms" : "");
 	}
 	if (unrecorded)
 		rc = fail(ctl, 0, "%d outcome%s could not be recorded; the findings keep their "
 			  "state", unrecorded, unrecorded == 1 ? "" : "s");
 	else
-		rc = counts[MAP_STATE_OPEN] ? EXIT_DAMAGE : EXIT_CLEAN;
+		rc = map_counts_open(counts) ? EXIT_DAMAGE : EXIT_CLEAN;
 out:
 	free(r.e);
 	put_back_set_free(&r.put_back);

@@ -303,6 +303,8 @@ static void test_option_errors(void)
 		  "'mapctl repair --help')" },
 		{ "repair --finding", "mapctl repair: option '--finding' needs a value (see "
 		  "'mapctl repair --help')" },
+		{ "refetch --from", "mapctl refetch: option '--from' needs a value (see "
+		  "'mapctl refetch --help')" },
 		/* The offline path takes a device, not a filesystem and findings. */
 		{ "repair --offline", "mapctl repair: which device? (mapctl repair --offline "
 		  "DEVICE, or --offline-plan PATH|DEVICE)" },
