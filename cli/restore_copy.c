@@ -100,26 +100,6 @@ static bool same_version(const struct stat *a, const struct stat *b)
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-/* Read @n bytes at @off (fewer only at the end of the file): the count or
- * -errno. */
-static ssize_t pread_full(int fd, char *buf, size_t n, off_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(fd, buf + got, n - got, off + (off_t)got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
 static int pwrite_full(int fd, const char *buf, size_t n, off_t off)
 {
 	size_t done = 0;

@@ -189,12 +189,10 @@ int verify_symlink(int fd, int mirror_fd, char *why, size_t len)
 
 /* ---- orphans ---- */
 
-/* Read up to CMP_BLOCK bytes at @off: the count, or -errno. */
-static ssize_t read_block(int fd, char *buf, size_t n, off_t off)
+ssize_t pread_full(int fd, char *buf, size_t n, off_t off)
 {
 	size_t got = 0;
 
-	/* A short read is retried once per missing byte at most. */
 	while (got < n) {
 		ssize_t r = pread(fd, buf + got, n - got, off + (off_t)got);
 
@@ -224,13 +222,13 @@ int orphan_matches(int orphan_fd, int restored_fd, char *why, size_t len)
 	}
 	for (off_t off = 0; off < a.st_size; off += CMP_BLOCK) {
 		size_t n = (size_t)(a.st_size - off < CMP_BLOCK ? a.st_size - off : CMP_BLOCK);
-		ssize_t rb = read_block(restored_fd, y, n, off);
+		ssize_t rb = pread_full(restored_fd, y, n, off);
 
 		if (rb < 0)
 			return (int)rb;
 		if ((size_t)rb != n)
 			return -EIO;
-		ssize_t ra = read_block(orphan_fd, x, n, off);
+		ssize_t ra = pread_full(orphan_fd, x, n, off);
 		if (ra == -EIO) {
 			unreadable++;	/* a damaged block: its contents are lost anyway */
 			continue;

@@ -4,6 +4,7 @@
 #define MAPCTL_RESTORE_VERIFY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "map.h"
 
@@ -32,5 +33,9 @@ int verify_symlink(int fd, int mirror_fd, char *why, size_t len);
  * it: same size, every block of the orphan that can be read equal?  Both
  * open for reading.  1 yes, 0 no (with @why), -errno. */
 int orphan_matches(int orphan_fd, int restored_fd, char *why, size_t len);
+
+/* Read @n bytes at @off, retrying short reads and EINTR (fewer only at the
+ * end of the file): the count, or -errno. */
+ssize_t pread_full(int fd, char *buf, size_t n, off_t off);
 
 #endif
