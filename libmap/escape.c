@@ -74,6 +74,29 @@ static char *alloc_out(const char *s)
 	return malloc(strlen(s) * 6 + 1);
 }
 
+/* Copy the character at *@pp (@len bytes, 0 when invalid UTF-8) to @o, as
+ * it is, or as \xNN per byte when it is invalid or a control character (a
+ * C0/C1 control, DEL, or a code point a terminal acts on): exact and plain
+ * ASCII.  Advances *@pp; returns the new end of @o. */
+static char *put_char_or_hex(char *o, const unsigned char **pp, size_t len)
+{
+	const unsigned char *p = *pp;
+
+	if (len == 0 || *p < 0x20 || *p == 0x7f) {
+		o += sprintf(o, "\\x%02x", *p);
+		*pp = p + 1;
+	} else if (utf8_is_control(p, len)) {
+		for (size_t i = 0; i < len; i++)
+			o += sprintf(o, "\\x%02x", p[i]);
+		*pp = p + len;
+	} else {
+		memcpy(o, p, len);
+		*pp = p + len;
+		o += len;
+	}
+	return o;
+}
+
 char *map_escape_text(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -96,18 +119,8 @@ char *map_escape_text(const char *s)
 			*o++ = '\\';
 			*o++ = 't';
 			p++;
-		} else if (len == 0 || *p < 0x20 || *p == 0x7f) {
-			o += sprintf(o, "\\x%02x", *p);
-			p++;
-		} else if (utf8_is_control(p, len)) {
-			/* Each byte, as invalid bytes are: exact and plain ASCII. */
-			for (size_t i = 0; i < len; i++)
-				o += sprintf(o, "\\x%02x", p[i]);
-			p += len;
 		} else {
-			memcpy(o, p, len);
-			o += len;
-			p += len;
+			o = put_char_or_hex(o, &p, len);
 		}
 	}
 	*o = '\0';
@@ -211,17 +224,8 @@ char *map_escape_shell(const char *s)
 		if (*p == '\\' || *p == '\'') {
 			*o++ = '\\';
 			*o++ = (char)*p++;
-		} else if (len == 0 || *p < 0x20 || *p == 0x7f) {
-			o += sprintf(o, "\\x%02x", *p);
-			p++;
-		} else if (utf8_is_control(p, len)) {
-			for (size_t i = 0; i < len; i++)
-				o += sprintf(o, "\\x%02x", p[i]);
-			p += len;
 		} else {
-			memcpy(o, p, len);
-			o += len;
-			p += len;
+			o = put_char_or_hex(o, &p, len);
 		}
 	}
 	*o++ = '\'';
