@@ -13,7 +13,8 @@
  *  2. that copy is synced, its cached pages dropped, and read back equal to
  *     the mirror, which is read again and must not have changed meanwhile
  *     (same size, modification and change time);
- *  3. only then does the old file get the bytes, in its own inode, so every
+ *  3. only then, the mirror's file looked at once more and still unchanged,
+ *     does the old file get the bytes, in its own inode, so every
  *     hard link and open descriptor sees them: written over its own blocks
  *     (a bad sector is overwritten where it is, so a drive remaps it); a
  *     missing name is the copy itself, linked in, never over a name that
@@ -99,6 +100,16 @@ static bool same_version(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
+
+/* Is the mirror's open file @m still the version @ms was taken of? */
+static bool mirror_unchanged(int m, const struct stat *ms)
+{
+	struct stat now;
+
+	return fstat(m, &now) == 0 && same_version(ms, &now);
+}
+
+#define MIRROR_CHANGED "the mirror's file changed during the copy"
 
 static int pwrite_full(int fd, const char *buf, size_t n, off_t off)
 {
@@ -217,14 +228,16 @@ static off_t next_data(int a, int b, off_t off, off_t size)
  * The bytes of @fd (ours, just synced) equal the mirror's @m (@ms as it was
  * before the copy), read from the device: our cached pages are dropped
  * first.  RESTORE_OK, RESTORE_STILL_BAD (ours cannot be read), or
- * RESTORE_FAILED.
+ * RESTORE_FAILED.  A mirror that changed meanwhile is said as such, not as
+ * the difference it made: the copy was right, the mirror moved.
  */
 static enum restore_result compare_with_mirror(int fd, int m, const struct stat *ms,
 					       const char *what, char *why, size_t len)
 {
 	char *a = malloc(CHUNK), *b = malloc(CHUNK);
 	enum restore_result rc = RESTORE_OK;
-	struct stat st, now;
+	bool differs = false;
+	struct stat st;
 
 	if (!a || !b) {
 		rc = say(RESTORE_FAILED, why, len, "%s", strerror(ENOMEM));
@@ -250,13 +263,15 @@ static enum restore_result compare_with_mirror(int fd, int m, const struct stat 
 		else if (rb < 0)
 			rc = say(RESTORE_FAILED, why, len, "the mirror cannot be read at byte %lld: %s",
 				 (long long)first_unreadable(m, b, off, n), strerror((int)-rb));
-		else if ((size_t)ra != n || (size_t)rb != n || memcmp(a, b, n) != 0)
+		else if ((size_t)ra != n || (size_t)rb != n || memcmp(a, b, n) != 0) {
+			differs = true;
 			rc = say(RESTORE_FAILED, why, len, "%s differs from the mirror in bytes "
 				 "%lld-%lld", what, (long long)off, (long long)(off + (off_t)n - 1));
+		}
 		off += (off_t)n;
 	}
-	if (rc == RESTORE_OK && (fstat(m, &now) != 0 || !same_version(ms, &now)))
-		rc = say(RESTORE_FAILED, why, len, "the mirror's file changed during the copy");
+	if ((rc == RESTORE_OK || differs) && !mirror_unchanged(m, ms))
+		rc = say(RESTORE_FAILED, why, len, MIRROR_CHANGED);
 out:
 	free(a);
 	free(b);
@@ -444,6 +459,9 @@ static enum restore_result check_file(struct map_fs *fs, int dirfd, const char *
 			say(RESTORE_FAILED, why, len, "its blocks cannot be read back: %s",
 			    map_strerror(v));
 	rc = compare_with_mirror(w, m, ms, "the restored file", why, len);
+	if (rc && !mirror_unchanged(m, ms))
+		append(why, len, "; the file has the mirror's checked bytes from before the "
+		       "change");
 	if (rc)
 		return rc;
 	if (fstat(w, &st) != 0)
@@ -490,6 +508,9 @@ enum restore_result restore_file(struct map_fs *fs, int dirfd, const char *name,
 	/* 3, 4 */
 	if (target < 0) {
 		rc = copy_attrs(tmp, m, &ms, why, len);
+		if (rc == RESTORE_OK && !mirror_unchanged(m, &ms))
+			rc = say(RESTORE_FAILED, why, len, MIRROR_CHANGED "; nothing was written "
+				 "at its name");
 		if (rc)
 			goto out;
 		if (linkat(tmp, "", dirfd, name, AT_EMPTY_PATH) != 0) {
@@ -508,7 +529,12 @@ enum restore_result restore_file(struct map_fs *fs, int dirfd, const char *name,
 				 strerror(w < 0 ? -w : errno));
 			goto out;
 		}
-		rc = put_in_place(w, tmp, ms.st_size, why, len);
+		/* The last look before the old file's first byte changes. */
+		if (!mirror_unchanged(m, &ms))
+			rc = say(RESTORE_FAILED, why, len, MIRROR_CHANGED "; the old file is "
+				 "unchanged");
+		else
+			rc = put_in_place(w, tmp, ms.st_size, why, len);
 		if (rc == RESTORE_OK)
 			rc = copy_attrs(w, m, &ms, why, len);
 		if (rc)
