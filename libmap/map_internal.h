@@ -26,6 +26,17 @@ struct map_fs {
 /* Free per-filesystem caches (called by map_fs_close). */
 void map_fs_release_state(struct map_fs *fs);
 
+/* ---- scrub.c ---- */
+
+/*
+ * Inodes in use for the metadata scan's estimate, from XFS_IOC_FSCOUNTS'
+ * allocated and free counts.  The kernel reads both per-CPU counters
+ * without summing them, so while inodes are made or freed the free count
+ * can run ahead of the allocated one: then 0, not 2^64 less a little
+ * (which the progress line printed as "of ~18446744073709551601 objects").
+ */
+uint64_t map_inodes_in_use(uint64_t allocino, uint64_t freeino);
+
 /* ---- inodes.c: bulkstat, inumbers, handles ---- */
 
 /* Bulkstat one inode.  0, -ENOENT if not allocated, or another -errno. */

@@ -180,6 +180,11 @@ static void count_call(struct scrubber *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
+uint64_t map_inodes_in_use(uint64_t allocino, uint64_t freeino)
+{
+	return freeino < allocino ? allocino - freeino : 0;
+}
+
 static void progress(struct scrubber *s, uint64_t step, bool inode)
 {
 	pthread_mutex_lock(&s->lock);
@@ -424,7 +429,7 @@ int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub
 	memset(&counts, 0, sizeof(counts));
 	ioctl(fs->fd, XFS_IOC_FSCOUNTS, &counts);
 	s.total = (uint64_t)fs->info.geo.agcount + NELEM(fs_types) + NELEM(fs_walk_types) +
-		  (s.opts->skip_inodes ? 0 : counts.allocino - counts.freeino);
+		  (s.opts->skip_inodes ? 0 : map_inodes_in_use(counts.allocino, counts.freeino));
 
 	pthread_mutex_init(&s.lock, NULL);
 	/* Every AG's own metadata before any inode: an inode check that
