@@ -77,6 +77,22 @@ struct rec_range {
 	size_t range;			/* index in ranges, SIZE_MAX: left out */
 };
 
+/* The last xfs_repair recorded for a filesystem as started and never as
+ * ended: mapctl was killed (or the machine stopped) while it ran. */
+enum earlier_state {
+	EARLIER_NONE,		/* none: the last one's end is recorded */
+	EARLIER_RUNNING,	/* its watcher still runs */
+	EARLIER_ENDED,		/* its watcher wrote the exit status (@code) */
+	EARLIER_UNKNOWN,	/* it ended and left no exit status */
+};
+
+struct earlier_repair {
+	enum earlier_state state;
+	int pid, code;		/* the watcher's pid; xfs_repair's exit status */
+	char when[64];		/* when it started, for people */
+	char log[PATH_MAX], status[PATH_MAX];
+};
+
 struct offline {
 	struct ctl *ctl;
 	const struct offline_opts *o;
@@ -100,6 +116,7 @@ struct offline {
 	uint64_t *bad;			/* byte offsets, ascending, at most max_bad */
 	size_t nbad, max_bad;
 	uint64_t total_bad;		/* all of them, past max_bad too */
+	struct earlier_repair earlier;	/* an xfs_repair started, never recorded as ended */
 };
 
 /* snprintf for messages and records, which may be cut short: a long mount
@@ -751,54 +768,78 @@ static int last_xfs_repair(const struct map_action *a, void *arg)
 	return 0;
 }
 
+/* What became of the last xfs_repair recorded for this filesystem (@e);
+ * 0 or -errno.  Reads only: the plan says it, --offline settles it. */
+static int find_earlier_repair(struct offline *x, struct earlier_repair *e)
+{
+	struct last_repair l = { 0 };
+	unsigned long long start = 0;
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	rc = map_store_actions(x->st, x->t.fs_id, last_xfs_repair, &l);
+	if (rc || !l.found || strcmp(l.a.outcome, "started") != 0)
+		return rc;
+	rc = repair_files(x, e->log, e->status, sizeof(e->log));
+	if (rc)
+		return rc;
+	sscanf(l.a.detail, "pid %d start %llu", &e->pid, &start);
+	human_time(l.a.at, e->when, sizeof(e->when));
+	if (e->pid > 0 && start && proc_start_time(e->pid) == start)
+		e->state = EARLIER_RUNNING;
+	else if (e->pid > 0 && xfs_repair_status(e->status, e->pid, &e->code) == 0)
+		e->state = EARLIER_ENDED;
+	else
+		e->state = EARLIER_UNKNOWN;
+	return 0;
+}
+
 /*
- * The last xfs_repair recorded for this filesystem was started and never
- * recorded as ended: mapctl was killed (or the machine stopped) while it
- * ran.  Still running: refuse (EXIT_ERROR).  Ended: record how, from the
- * status file its watcher wrote, or that it is unknown and what to check;
- * then 0 (this run goes on, and runs xfs_repair again).
+ * An earlier xfs_repair (find_earlier_repair) still running: refuse
+ * (EXIT_ERROR).  Ended: record how, from the status file its watcher wrote,
+ * or that it is unknown and what to check; then 0 (this run goes on, and
+ * runs xfs_repair again).
  */
 static int settle_earlier_repair(struct offline *x)
 {
 	const struct ctl *ctl = x->ctl;
-	struct last_repair l = { 0 };
-	char log[PATH_MAX], status[PATH_MAX], detail[256], when[64];
-	unsigned long long start = 0;
-	int pid = 0, code, rc;
+	struct earlier_repair *e = &x->earlier;
+	char detail[256];
+	int rc = find_earlier_repair(x, e);
 
-	rc = map_store_actions(x->st, x->t.fs_id, last_xfs_repair, &l);
 	if (rc)
-		return fail(ctl, rc, "reading the database");
-	if (!l.found || strcmp(l.a.outcome, "started") != 0)
+		return fail(ctl, rc, "looking for an earlier xfs_repair in %s",
+			    shown(map_store_path(x->st)));
+	switch (e->state) {
+	case EARLIER_NONE:
 		return 0;
-	rc = repair_files(x, log, status, sizeof(log));
-	if (rc)
-		return fail(ctl, rc, "the xfs_repair log beside %s", shown(map_store_path(x->st)));
-	sscanf(l.a.detail, "pid %d start %llu", &pid, &start);
-	human_time(l.a.at, when, sizeof(when));
-	if (pid > 0 && start && proc_start_time(pid) == start)
+	case EARLIER_RUNNING:
 		return fail(ctl, 0, "xfs_repair on %s, started %s by an earlier mapctl (watcher pid "
 			    "%d), is still running: wait for it to end, then run this again (its "
-			    "output: %s)", shown(x->t.device), when, pid, shown(log));
-	if (pid > 0 && xfs_repair_status(status, pid, &code) == 0) {
+			    "output: %s)", shown(x->t.device), e->when, e->pid, shown(e->log));
+	case EARLIER_ENDED:
 		textf(detail, sizeof(detail), "offline: the xfs_repair started %s ended while no "
-		      "mapctl watched: exit %d; its output: %s", when, code, log);
+		      "mapctl watched: exit %d; its output: %s", e->when, e->code, e->log);
 		fprintf(x->say, "The xfs_repair an earlier mapctl started on %s (%s) ended with "
-			"exit status %d; its output is in %s.\n", shown(x->t.device), when, code,
-			shown(log));
-		rc = record_action(x->st, x->t.fs_id, 0, "xfs_repair", repair_outcome(code), detail);
-	} else {
+			"exit status %d; its output is in %s.\n", shown(x->t.device), e->when,
+			e->code, shown(e->log));
+		rc = record_action(x->st, x->t.fs_id, 0, "xfs_repair", repair_outcome(e->code),
+				   detail);
+		break;
+	case EARLIER_UNKNOWN:
 		textf(detail, sizeof(detail), "offline: the xfs_repair started %s ended and left no "
 		      "exit status (killed, or the machine stopped): check with xfs_repair -n %s; "
-		      "its output: %s", when, x->t.device, log);
+		      "its output: %s", e->when, x->t.device, e->log);
 		fprintf(x->say, "The xfs_repair an earlier mapctl started on %s (%s) ended, but how "
 			"is unknown (killed, or the machine stopped).  Check with 'xfs_repair -n "
-			"%s'; its output so far is in %s.\n", shown(x->t.device), when,
-			shown(x->t.device), shown(log));
+			"%s'; its output so far is in %s.\n", shown(x->t.device), e->when,
+			shown(x->t.device), shown(e->log));
 		rc = record_action(x->st, x->t.fs_id, 0, "xfs_repair", "unknown", detail);
+		break;
 	}
 	if (rc)
 		return fail(ctl, rc, "recording the earlier xfs_repair");
+	e->state = EARLIER_NONE;	/* settled: the plan printed next says nothing of it */
 	return 0;
 }
 
@@ -917,6 +958,35 @@ static void print_ranges(const struct offline *x, FILE *out)
 			x->outside, x->outside == 1 ? "" : "s", shown(x->t.device));
 }
 
+/* What the plan says of an earlier xfs_repair that no mapctl saw end. */
+static void print_earlier(const struct offline *x, FILE *out)
+{
+	const struct earlier_repair *e = &x->earlier;
+	char log[SHOWN_PATH];
+
+	snprintf(log, sizeof(log), "%s", shown(e->log));
+	switch (e->state) {
+	case EARLIER_NONE:
+		break;
+	case EARLIER_RUNNING:
+		fprintf(out, "  xfs_repair, started %s by an earlier mapctl (watcher pid %d), is "
+			"still running: --offline refuses until it ends (its output: %s).\n",
+			e->when, e->pid, log);
+		break;
+	case EARLIER_ENDED:
+		fprintf(out, "  The xfs_repair an earlier mapctl started %s ended with exit status "
+			"%d, not recorded yet: --offline records it first (its output: %s).\n",
+			e->when, e->code, log);
+		break;
+	case EARLIER_UNKNOWN:
+		fprintf(out, "  The xfs_repair an earlier mapctl started %s ended, but how is "
+			"unknown%s: check with 'xfs_repair -n %s' (its output so far: %s).\n",
+			e->when, geteuid() ? " to this user (root may read its exit status)" :
+			" (killed, or the machine stopped)", shown(x->t.device), log);
+		break;
+	}
+}
+
 static void print_plan(const struct offline *x, FILE *out)
 {
 	const struct target *t = &x->t;
@@ -932,6 +1002,7 @@ static void print_plan(const struct offline *x, FILE *out)
 			t->sfs.uuid);
 	if (t->mounted_at[0])
 		fprintf(out, "  It is mounted at %s now: unmount it first.\n", shown(t->mounted_at));
+	print_earlier(x, out);
 	fprintf(out, "1. Read again, sector by sector, the %zu device range%s (%s) the database "
 		"recorded as unreadable, and overwrite with zeros only the sectors that still "
 		"cannot be read: their contents are lost already, and the write lets the drive "
@@ -1262,6 +1333,12 @@ int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 		goto out;
 	}
 	if (o->plan_only) {
+		rc = find_earlier_repair(&x, &x.earlier);
+		if (rc) {
+			rc = fail(ctl, rc, "looking for an earlier xfs_repair in %s",
+				  shown(map_store_path(x.st)));
+			goto out;
+		}
 		if (o->json)
 			json_plan(&x, stdout);
 		else

@@ -157,15 +157,31 @@ static void killed_during_repair(void)
 	int xr = atoi(vt_out("cat " WRAP "/pid"));
 	CHECK(vt_sh("kill -0 %d", xr) == 0, "xfs_repair (pid %d) outlives mapctl", xr);
 
-	/* While it runs: refused, and said so. */
+	/* While it runs: refused, and said so; the plan says it too. */
 	CHECK_INT(ctl_out("repair " FX_DUST " --offline --yes"), 2);
 	CHECK(out_has("still running"), "a rerun says xfs_repair still runs");
+	CHECK_INT(ctl_out("repair " FX_DUST " --offline-plan"), 0);
+	CHECK(out_has("by an earlier mapctl (watcher pid ") &&
+	      out_has("is still running: --offline refuses until it ends"),
+	      "the plan says xfs_repair still runs");
 
 	vt_must("echo go > " WRAP "/fifo");
 	snprintf(wait_dead, sizeof(wait_dead), "! ps -o stat= -p %d | grep -qv Z", xr);
 	wait_for(wait_dead, "xfs_repair to end", "/dev/null");
 	CHECK_STR(vt_out("cat " WRAP "/rc"), "0");	/* not killed by SIGPIPE */
 
+	/* Ended, not recorded yet: the plan says how it ended (once its
+	 * watcher, which writes the exit status, is gone too). */
+	int watcher = 0;
+	sscanf(sql("select detail from actions where action = 'xfs_repair' order by id desc "
+		   "limit 1"), "pid %d", &watcher);
+	REQUIRE(watcher > 0, "the watcher's pid is recorded");
+	snprintf(wait_dead, sizeof(wait_dead), "! ps -o stat= -p %d | grep -qv Z", watcher);
+	wait_for(wait_dead, "the watcher to end", "/dev/null");
+	/* Ended, not recorded yet: the plan says how it ended. */
+	CHECK_INT(ctl_out("repair " FX_DUST " --offline-plan"), 0);
+	CHECK(out_has("ended with exit status 0, not recorded yet: --offline records it first"),
+	      "the plan says how the unrecorded xfs_repair ended");
 	/* Afterwards: its end is recorded, and the repair goes through. */
 	CHECK_INT(ctl_out("repair " FX_DUST " --offline --yes"), 1);
 	CHECK(out_has("ended with exit status 0"), "the rerun reports how it ended");
