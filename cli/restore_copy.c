@@ -8,7 +8,9 @@
  *
  * A regular file, in this order:
  *  0. a set-id bit or file capability of a mirror mounted nosuid, where it
- *     grants nothing, is not made one that counts here: refused;
+ *     grants nothing, is not made one that counts here; nor is a user's
+ *     file given another owner's bytes in its own inode, which that user
+ *     may hold open: both refused;
  *  1. the mirror's bytes go into an unnamed file (O_TMPFILE) of the checked
  *     folder: a mirror that cannot be read, or a full filesystem, stops here
  *     and the old file is as it was;
@@ -492,6 +494,16 @@ enum restore_result restore_file(struct map_fs *fs, int dirfd, const char *name,
 			 "or has file capabilities, which its nosuid mount ignores and this "
 			 "filesystem would not: nothing was written (mount the mirror without "
 			 "nosuid if it is trusted with them)");
+		goto out;
+	}
+	/* The old inode gets the bytes before its new owner and mode: a user's
+	 * file the mirror gives to someone else would show them the other's
+	 * bytes through every descriptor opened while it was theirs. */
+	if (target >= 0 && fstat(target, &st) == 0 && st.st_uid != 0 && st.st_uid != ms.st_uid) {
+		rc = say(RESTORE_REFUSED, why, len, "it is user %u's and the mirror's file is user "
+			 "%u's: rewritten in its own inode, the mirror's bytes would be readable "
+			 "through any descriptor opened while it was user %u's; nothing was written",
+			 (unsigned)st.st_uid, (unsigned)ms.st_uid, (unsigned)st.st_uid);
 		goto out;
 	}
 	/* 1, 2: a checked copy, unnamed, in the checked folder. */

@@ -4,11 +4,13 @@
  * hands over a disk with "their backup"; root mounts it nosuid,nodev (as
  * desktop automounters and careful admins mount a disk they do not trust),
  * where set-user-ID bits and file capabilities give nothing, and runs
- * refetch --from it for the user's damaged files.  The disk says the
- * user's home/u/tool is root's, mode 4755 (a copy of id(1) here), and
- * home/u/capped carries security.capability with CAP_SETUID.  refetch
+ * refetch --from it for the user's damaged files.  The disk keeps their
+ * owner but says the user's home/u/tool is set-group-ID to group 42
+ * (shadow: it reads /etc/shadow) and home/u/capped carries
+ * security.capability with CAP_SETUID (a copy of id(1) each).  refetch
  * copied both onto the filesystem being restored, where they count: the
- * user ran a set-user-ID root program of their choosing.
+ * user ran a program of their own with group shadow's rights, and one that
+ * may become root.
  *
  * What must hold: a set-id bit or file capability is only carried from a
  * mirror whose mount honours them; from a nosuid mirror that file is
@@ -97,33 +99,33 @@ int main(int argc, char **argv)
 		"chown -R %d:%d .", USER_UID, USER_UID);
 	CHECK_STR(user_out(FX_MNT "/home/u/tool -u"), "1000");
 
-	/* The user's disk: the same files, tool root's and set-user-ID,
+	/* The user's disk: the same files, tool set-group-ID to group 42,
 	 * capped with CAP_SETUID; plain as it is here. */
 	vt_mkfs_mount(mirror_dev, "", MIRROR);
 	vt_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
-	vt_must("chown 0:0 " MIRROR "/home/u/tool && chmod 4755 " MIRROR "/home/u/tool");
+	vt_must("chgrp 42 " MIRROR "/home/u/tool && chmod 2755 " MIRROR "/home/u/tool");
 	set_cap_setuid(MIRROR "/home/u/capped");
 	vt_must("umount " MIRROR " && mount -o nosuid,nodev %s " MIRROR, mirror_dev);
 	/* What nosuid means: nothing gained by running it from there. */
-	CHECK_STR(user_out(MIRROR "/home/u/tool -u"), "1000");
+	CHECK_STR(user_out(MIRROR "/home/u/tool -g"), "1000");
 
 	damage_and_scan();
 	vt_must("sqlite3 " DB " '.backup " DB ".0'");
 	refetch();
 	CHECK(strcmp(outcome("home/u/tool"), "restored") != 0,
-	      "a set-user-ID file of a nosuid mirror was restored");
+	      "a set-group-ID file of a nosuid mirror was restored");
 	CHECK(strcmp(outcome("home/u/capped"), "restored") != 0,
 	      "a file capability of a nosuid mirror was restored");
 	CHECK_STR(outcome("home/u/plain"), "restored");
 	/* Nothing gained by the user. */
-	CHECK(!(atoi(vt_out("stat -c %%a " FX_MNT "/home/u/tool")) & 06000),
+	CHECK(!(strtol(vt_out("stat -c %%a " FX_MNT "/home/u/tool"), NULL, 8) & 06000),
 	      "home/u/tool got the nosuid mirror's set-id bit: %s",
 	      vt_out("stat -c '%%a %%u:%%g' " FX_MNT "/home/u/tool"));
 	CHECK(vt_sh("getfattr -n security.capability " FX_MNT "/home/u/capped >/dev/null 2>&1") != 0,
 	      "home/u/capped got the nosuid mirror's security.capability");
 	/* (Refused, it still has its bad block: it does not run at all.) */
-	CHECK(strcmp(user_out(FX_MNT "/home/u/tool -u"), "0") != 0,
-	      "the user ran home/u/tool as root");
+	CHECK(strcmp(user_out(FX_MNT "/home/u/tool -g"), "42") != 0,
+	      "the user ran home/u/tool with group 42 (shadow)");
 
 	/* The admin's explicit trust: the same disk mounted with suid.  The
 	 * findings open again (the files still unreadable where refused). */
@@ -132,7 +134,7 @@ int main(int argc, char **argv)
 	refetch();
 	CHECK_STR(outcome("home/u/tool"), "restored");
 	CHECK_STR(outcome("home/u/capped"), "restored");
-	CHECK_STR(vt_out("stat -c '%%a %%u:%%g' " FX_MNT "/home/u/tool"), "4755 0:0");
+	CHECK_STR(vt_out("stat -c '%%a %%u:%%g' " FX_MNT "/home/u/tool"), "2755 1000:42");
 
 	vt_sh("umount " MIRROR);
 	fx_teardown();
