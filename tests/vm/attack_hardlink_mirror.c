@@ -17,13 +17,22 @@
  * (rsync -H): docs/a and docs/b, damaged the same way, show that such a
  * file is still restored by both names.
  *
+ * Then the user makes the names agree in the mirror, home/u/notes.link a
+ * hard link to the mirror's etc/secret, and exchanges it with their own
+ * home/u/notes (renameat2 RENAME_EXCHANGE) in a loop through 20 refetch
+ * runs: the mirror is checked once before the copies, so a swap after that
+ * check would still give root's file the user's bytes and ownership.
+ *
  * Passes when etc/secret keeps its owner and mode and never holds the
- * user's bytes, home/u/notes is not restored, and docs/a is restored.
+ * user's bytes, home/u/notes is not restored from the user's file, and
+ * docs/a is restored.
  *
  * Usage (in the guest): vm_attack_hardlink_mirror MAPCTL DEVICE MIRROR-DEVICE
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +64,24 @@ static int as_user(const char *cmd)
 	}
 	REQUIRE(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* As USER_UID: exchange home/u/notes and home/u/notes.link in the mirror
+ * until killed. */
+static pid_t start_swapper(void)
+{
+	pid_t pid = fork();
+
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid > 0)
+		return pid;
+	if (setgroups(0, NULL) != 0 || setgid(USER_UID) != 0 || setuid(USER_UID) != 0)
+		_exit(3);
+	int d = open(MIRROR "/home/u", O_PATH | O_DIRECTORY);
+	/* Bounded: far more turns than the rounds last; the test kills it. */
+	for (long turn = 0; d >= 0 && turn < 2000000000L; turn++)
+		renameat2(d, "notes", d, "notes.link", RENAME_EXCHANGE);
+	_exit(0);
 }
 
 static const char *outcome(const char *rel)
@@ -102,6 +129,7 @@ int main(int argc, char **argv)
 	fx_add_bad_blocks(blocks, 2);
 	fx_mount();
 	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
+	vt_must("sqlite3 " DB " '.backup " DB ".0'");
 	const char *listed = vt_out("%s --db " DB " files " FX_MNT, mapctl);
 	CHECK(strstr(listed, FX_MNT "/etc/secret"), "the scan names etc/secret");
 	CHECK(strstr(listed, FX_MNT "/home/u/notes"), "the scan names home/u/notes");
@@ -124,6 +152,27 @@ int main(int argc, char **argv)
 	CHECK_STR(outcome("docs/a"), "restored");
 	CHECK_STR(outcome("docs/b"), "restored");
 	CHECK_INT(vt_sh("cmp " MIRROR "/docs/a " FX_MNT "/docs/b"), 0);
+
+	/* The names agree in the mirror, then the user swaps them. */
+	CHECK_INT(as_user("ln " MIRROR "/etc/secret " MIRROR "/home/u/notes.link"), 0);
+	pid_t swapper = start_swapper();
+	int bad_round = -1;
+	for (int round = 0; round < 20 && bad_round < 0; round++) {
+		vt_must("rm -f " DB " " DB "-wal " DB "-shm && sqlite3 " DB ".0 '.backup " DB "'");
+		vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
+		      mapctl);
+		vt_sh("jq -c '.paths[] | select(.path | test(\"secret|notes\")) | [.path, "
+		      ".outcome, .detail]' /tmp/attack.json");
+		if (strcmp(vt_out("stat -c '%%a %%u:%%g' " FX_MNT "/etc/secret"), "600 0:0") != 0 ||
+		    strcmp(vt_out("sha256sum < " FX_MNT "/etc/secret 2>/dev/null"), user_sum) == 0)
+			bad_round = round;
+	}
+	kill(swapper, SIGKILL);
+	waitpid(swapper, NULL, 0);
+	vt_sh("ls -li " FX_MNT "/etc/secret " FX_MNT "/home/u/notes");
+	CHECK(bad_round < 0, "round %d: a swap in the mirror after its check gave root's "
+	      "etc/secret the user's bytes or owner (%s)", bad_round,
+	      vt_out("stat -c '%%a %%u:%%g' " FX_MNT "/etc/secret"));
 
 	free(secret_sum);
 	free(user_sum);
