@@ -75,6 +75,8 @@ struct entry {
 	bool missing;		/* not there before: recreated */
 	bool in_place;		/* an existing file or folder rewritten in its inode */
 	bool split;		/* one of several names of a file the mirror has apart */
+	dev_t mirror_dev;	/* one of several names: the mirror's file they all are */
+	ino_t mirror_ino;	/* (0: not one of several names) */
 	uint64_t orphan_ino;	/* lost+found/<ino> held this inode, 0 if not */
 	bool orphan_removed;
 	char detail[512];	/* why, for people */
@@ -137,6 +139,11 @@ static bool check_mirror(struct refetch *r, struct entry *e, struct path_check *
 		   (uint64_t)mpc->dir_st.st_dev == r->dev) {
 		/* A mount of this filesystem inside the mirror: its own damage. */
 		set(e, OUT_REFUSED, "in the mirror: on the filesystem being restored");
+	} else if (e->mirror_ino && (mpc->st.st_dev != e->mirror_dev ||
+				     mpc->st.st_ino != e->mirror_ino)) {
+		/* One of several names of a file: see refuse_split_links(). */
+		set(e, OUT_REFUSED, "in the mirror: no longer the file this file's other names "
+		    "are there; nothing was written to it");
 	} else if (what_of(mpc->st.st_mode) != e->what ||
 		   (e->what == W_FILE && !S_ISREG(mpc->st.st_mode))) {
 		set(e, OUT_REFUSED, S_ISLNK(mpc->st.st_mode) ? "the mirror has a symbolic link "
@@ -239,8 +246,14 @@ static int refuse_split_links(struct refetch *r)
 		for (size_t k = a + 1; same && k < b; k++)
 			same = mirror_object(r, v[k]->it->path, &st) && st.st_dev == first.st_dev &&
 			       st.st_ino == first.st_ino;
-		if (same)
+		if (same) {
+			/* Checked again when each is copied: the same file still. */
+			for (size_t k = a; k < b; k++) {
+				v[k]->mirror_dev = first.st_dev;
+				v[k]->mirror_ino = first.st_ino;
+			}
 			continue;
+		}
 		for (size_t k = a; k < b; k++) {
 			v[k]->split = true;
 			set(v[k], OUT_REFUSED, "this file has other names here that the mirror does "
