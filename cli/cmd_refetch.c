@@ -74,6 +74,9 @@ struct entry {
 	bool sent;		/* passed the checks: written (or would be) */
 	bool missing;		/* not there before: recreated */
 	bool in_place;		/* an existing file or folder rewritten in its inode */
+	bool split;		/* one of several names of a file the mirror has apart */
+	dev_t mirror_dev;	/* one of several names: the mirror's file they all are */
+	ino_t mirror_ino;	/* (0: not one of several names) */
 	uint64_t orphan_ino;	/* lost+found/<ino> held this inode, 0 if not */
 	bool orphan_removed;
 	char detail[512];	/* why, for people */
@@ -136,6 +139,11 @@ static bool check_mirror(struct refetch *r, struct entry *e, struct path_check *
 		   (uint64_t)mpc->dir_st.st_dev == r->dev) {
 		/* A mount of this filesystem inside the mirror: its own damage. */
 		set(e, OUT_REFUSED, "in the mirror: on the filesystem being restored");
+	} else if (e->mirror_ino && (mpc->st.st_dev != e->mirror_dev ||
+				     mpc->st.st_ino != e->mirror_ino)) {
+		/* One of several names of a file: see refuse_split_links(). */
+		set(e, OUT_REFUSED, "in the mirror: no longer the file this file's other names "
+		    "are there; nothing was written to it");
 	} else if (what_of(mpc->st.st_mode) != e->what ||
 		   (e->what == W_FILE && !S_ISREG(mpc->st.st_mode))) {
 		set(e, OUT_REFUSED, S_ISLNK(mpc->st.st_mode) ? "the mirror has a symbolic link "
@@ -182,6 +190,80 @@ static void remove_set_aside(struct refetch *r, struct entry *e, struct path_che
 		set(e, OUT_REMOVED, "a damaged file an earlier refetch set aside (its file was "
 		    "restored then): removed");
 	}
+}
+
+/* Order of entries by recorded inode, for refuse_split_links(). */
+static int cmp_ino(const void *a, const void *b)
+{
+	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
+
+	return x->it->ino < y->it->ino ? -1 : x->it->ino > y->it->ino;
+}
+
+/* The mirror's object of @rel (any kind): its device and inode, or false. */
+static bool mirror_object(const struct refetch *r, const char *rel, struct stat *st)
+{
+	struct path_check mpc;
+	bool ok = path_check(r->mirror_fd, 0, rel, 0, 0, &mpc) == PATH_SAME;
+
+	if (ok)
+		*st = mpc.st;
+	path_check_close(&mpc);
+	return ok;
+}
+
+/*
+ * A regular file recorded under several names is written in its own inode
+ * once per name, each time from the mirror's file of that name, with that
+ * file's owner and mode: the last name wins.  A user who hard-links root's
+ * file into a folder of theirs, where the mirror has a file of their own
+ * (an old copy made without -H, or a mirror folder they can write), would
+ * get root's file with their bytes and their ownership.  So the names of
+ * one inode must be one file in the mirror too (a copy that keeps hard
+ * links, rsync -H); otherwise each of them is refused and nothing is
+ * written to that inode.  0 or -ENOMEM.
+ */
+static int refuse_split_links(struct refetch *r)
+{
+	struct entry **v = calloc(r->n + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->e[i].it->ino && what_of(r->e[i].it->mode) == W_FILE)
+			v[n++] = &r->e[i];
+	qsort(v, n, sizeof(*v), cmp_ino);
+	for (size_t a = 0, b; a < n; a = b) {
+		struct stat first, st;
+		bool same = true;
+
+		for (b = a + 1; b < n && v[b]->it->ino == v[a]->it->ino; b++)
+			;
+		if (b - a < 2)
+			continue;
+		same = mirror_object(r, v[a]->it->path, &first);
+		for (size_t k = a + 1; same && k < b; k++)
+			same = mirror_object(r, v[k]->it->path, &st) && st.st_dev == first.st_dev &&
+			       st.st_ino == first.st_ino;
+		if (same) {
+			/* Checked again when each is copied: the same file still. */
+			for (size_t k = a; k < b; k++) {
+				v[k]->mirror_dev = first.st_dev;
+				v[k]->mirror_ino = first.st_ino;
+			}
+			continue;
+		}
+		for (size_t k = a; k < b; k++) {
+			v[k]->split = true;
+			set(v[k], OUT_REFUSED, "this file has other names here that the mirror does "
+			    "not hold as the same file (hard links not kept there, or another file "
+			    "at one of them): which one it should become is not known; nothing was "
+			    "written to it");
+		}
+	}
+	free(v);
+	return 0;
 }
 
 /*
@@ -629,14 +711,23 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		       r.n == 1 ? "" : "s", shown(r.from));
 		fflush(stdout);
 	}
+	for (size_t i = 0; i < r.n; i++) {
+		r.e[i].it = &list.v[i];
+		r.e[i].outcome = OUT_FAILED;
+	}
+	rc = refuse_split_links(&r);
+	if (rc) {
+		rc = fail(ctl, rc, "refetch");
+		goto out;
+	}
 	/* In path order: a folder that comes back comes before what is in it. */
 	size_t nsent = 0;
 	for (size_t i = 0; i < r.n; i++) {
 		struct path_check pc = { .fd = -1, .dirfd = -1 }, mpc = { .fd = -1, .dirfd = -1 };
 		struct entry *e = &r.e[i];
 
-		e->it = &list.v[i];
-		e->outcome = OUT_FAILED;
+		if (e->split)
+			continue;
 		if (check_entry(&r, e, &pc, &mpc) && !r.dry_run)
 			restore_entry(&r, e, &pc, &mpc);
 		path_check_close(&pc);

@@ -13,9 +13,15 @@
  * folder nobody else may rename or remove root's entries), and the mount is
  * made onto the descriptor of the checked folder with the new mount API, so
  * no name is looked up again after the check.
+ *
+ * It gets the options /etc/fstab gives that mount point: the filesystem was
+ * unmounted for the repair, so nothing else remembers them, and a mount
+ * without them would stop enforcing quotas and drop nosuid, nodev or noexec
+ * on a volume where users own folders.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libmount.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -136,10 +142,120 @@ int offline_open_mountpoint(const char *path, char *why, size_t len)
 	return -ENAMETOOLONG;
 }
 
-int offline_mount_at(const char *device, dev_t rdev, int dirfd, char *why, size_t len)
+/* VFS flags of an fstab entry: each becomes a mount attribute or a
+ * superblock flag; anything else is not applied, so it is refused. */
+static const struct {
+	unsigned long ms;
+	uint64_t attr;
+	const char *sb;
+} vfs_flags[] = {
+	{ MS_RDONLY, MOUNT_ATTR_RDONLY, NULL },
+	{ MS_NOSUID, MOUNT_ATTR_NOSUID, NULL },
+	{ MS_NODEV, MOUNT_ATTR_NODEV, NULL },
+	{ MS_NOEXEC, MOUNT_ATTR_NOEXEC, NULL },
+	{ MS_NOATIME, MOUNT_ATTR_NOATIME, NULL },
+	{ MS_STRICTATIME, MOUNT_ATTR_STRICTATIME, NULL },
+	{ MS_NODIRATIME, MOUNT_ATTR_NODIRATIME, NULL },
+	{ MS_RELATIME, 0, NULL },	/* the default */
+	{ MS_SYNCHRONOUS, 0, "sync" },
+	{ MS_DIRSYNC, 0, "dirsync" },
+	{ MS_LAZYTIME, 0, "lazytime" },
+};
+
+int offline_fstab_options(const char *mnt, struct mount_options *o, char *why, size_t len)
+{
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_fs *fs;
+	unsigned long flags = 0;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	if (!tb)
+		return -ENOMEM;
+	rc = mnt_table_parse_fstab(tb, NULL);
+	if (rc == -ENOENT)
+		rc = 0;		/* no fstab at all */
+	fs = rc == 0 ? mnt_table_find_target(tb, mnt, MNT_ITER_BACKWARD) : NULL;
+	if (rc) {
+		say_why(why, len, "/etc/fstab cannot be read: %s", strerror(-rc));
+		goto out;
+	}
+	if (!fs)
+		goto out;
+	const char *vfs = mnt_fs_get_vfs_options(fs), *fso = mnt_fs_get_fs_options(fs);
+	const char *all = mnt_fs_get_options(fs);
+
+	snprintf(o->all, sizeof(o->all), "%s", all ? all : "defaults");
+	if (vfs && mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0) {
+		rc = -EINVAL;
+		say_why(why, len, "the options /etc/fstab gives %s (%s) cannot be read", mnt, o->all);
+		goto out;
+	}
+	if (snprintf(o->fs, sizeof(o->fs), "%s", fso ? fso : "") >= (int)sizeof(o->fs)) {
+		rc = -E2BIG;
+		say_why(why, len, "the options /etc/fstab gives %s are too long", mnt);
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(vfs_flags) / sizeof(vfs_flags[0]); i++) {
+		if (!(flags & vfs_flags[i].ms))
+			continue;
+		flags &= ~vfs_flags[i].ms;
+		o->attr |= vfs_flags[i].attr;
+		if (vfs_flags[i].sb)
+			snprintf(o->sb_flags + strlen(o->sb_flags),
+				 sizeof(o->sb_flags) - strlen(o->sb_flags), "%s%s",
+				 o->sb_flags[0] ? "," : "", vfs_flags[i].sb);
+	}
+	if (flags) {
+		rc = -EINVAL;
+		say_why(why, len, "/etc/fstab gives %s options mapctl does not apply (%s): mount it "
+			"yourself", mnt, o->all);
+		goto out;
+	}
+	o->found = true;
+out:
+	mnt_unref_table(tb);
+	return rc;
+}
+
+/* Each option of @optstr (name or name=value) set on @fsfd. */
+static int set_options(int fsfd, const char *optstr, char *why, size_t len)
+{
+	char *p = (char *)optstr, *name, *value;
+	size_t nsz, vsz;
+
+	/* Each turn consumes one option: at most strlen(optstr) turns. */
+	while (mnt_optstr_next_option(&p, &name, &nsz, &value, &vsz) == 0) {
+		char n[256], v[768];
+
+		if (nsz >= sizeof(n) || (value && vsz >= sizeof(v))) {
+			say_why(why, len, "an option is too long");
+			return -E2BIG;
+		}
+		memcpy(n, name, nsz);
+		n[nsz] = '\0';
+		if (value) {
+			memcpy(v, value, vsz);
+			v[vsz] = '\0';
+		}
+		if ((value ? fsconfig(fsfd, FSCONFIG_SET_STRING, n, v, 0) :
+			     fsconfig(fsfd, FSCONFIG_SET_FLAG, n, NULL, 0)) != 0) {
+			int rc = -errno;
+
+			say_why(why, len, "option %s%s%s: %s", n, value ? "=" : "", value ? v : "",
+				strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int offline_mount_at(const char *device, dev_t rdev, int dirfd, const struct mount_options *o,
+		     char *why, size_t len)
 {
 	struct stat st;
 	int fsfd, mfd = -1, rc = 0;
+	bool opts = o && o->found;
 
 	fsfd = fsopen("xfs", FSOPEN_CLOEXEC);
 	if (fsfd < 0) {
@@ -147,13 +263,20 @@ int offline_mount_at(const char *device, dev_t rdev, int dirfd, char *why, size_
 		say_why(why, len, "fsopen xfs: %s", strerror(-rc));
 		return rc;
 	}
-	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", device, 0) != 0 ||
-	    fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0) {
+	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", device, 0) != 0) {
 		rc = -errno;
 		say_why(why, len, "mounting %s: %s", device, strerror(-rc));
 		goto out;
 	}
-	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, 0);
+	if (opts && ((rc = set_options(fsfd, o->sb_flags, why, len)) != 0 ||
+		     (rc = set_options(fsfd, o->fs, why, len)) != 0))
+		goto out;
+	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0) {
+		rc = -errno;
+		say_why(why, len, "mounting %s: %s", device, strerror(-rc));
+		goto out;
+	}
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, opts ? (unsigned int)o->attr : 0);
 	if (mfd < 0) {
 		rc = -errno;
 		say_why(why, len, "fsmount %s: %s", device, strerror(-rc));

@@ -852,23 +852,35 @@ static int mount_back(struct offline *x, char *why, size_t len)
 {
 	const char *mnt = x->t.sfs.mountpoint;
 	char other[PATH_MAX], src[PATH_MAX], reason[PATH_MAX + 128];
+	struct mount_options opts;
 	int dirfd, rc;
 
 	if (offline_find_mount(0, mnt, other, sizeof(other), src, sizeof(src)) == 1) {
 		textf(why, len, "%s is mounted on %s already", src, mnt);
 		return -EBUSY;
 	}
+	rc = offline_fstab_options(mnt, &opts, reason, sizeof(reason));
+	if (rc) {
+		textf(why, len, "not mounted at %s: %s", mnt, reason);
+		return rc;
+	}
 	dirfd = offline_open_mountpoint(mnt, reason, sizeof(reason));
 	if (dirfd < 0) {
 		textf(why, len, "refused to mount at %s: %s", mnt, reason);
 		return -EPERM;
 	}
-	rc = offline_mount_at(x->t.device, x->t.rdev, dirfd, reason, sizeof(reason));
+	rc = offline_mount_at(x->t.device, x->t.rdev, dirfd, &opts, reason, sizeof(reason));
 	close(dirfd);
 	if (rc)
-		textf(why, len, "mount %s at %s: %s", x->t.device, mnt, reason);
+		textf(why, len, "mount %s at %s%s%s: %s", x->t.device, mnt,
+		      opts.found ? " with the options of /etc/fstab, " : "", opts.found ? opts.all : "",
+		      reason);
+	else if (opts.found)
+		textf(why, len, "mounted %s at %s with the options of /etc/fstab: %s", x->t.device,
+		      mnt, opts.all);
 	else
-		textf(why, len, "mounted %s at %s", x->t.device, mnt);
+		textf(why, len, "mounted %s at %s with default options (no /etc/fstab entry for it)",
+		      x->t.device, mnt);
 	return rc;
 }
 
@@ -1234,6 +1246,8 @@ static int do_offline(struct offline *x)
 		if (record_action(x->st, x->t.fs_id, 0, "mount",
 				  rc == -EPERM ? "refused" : rc ? "failed" : "done", detail))
 			unrecorded++;
+		if (rc == 0)
+			fprintf(x->say, "   %s\n", shown(why));
 		if (rc) {
 			fail(ctl, 0, "%s.  %s is left unmounted: mount it yourself where it belongs, "
 			     "then go on with refetch", shown(why), dev);

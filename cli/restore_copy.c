@@ -7,6 +7,10 @@
  * found), so what was checked is what is written.
  *
  * A regular file, in this order:
+ *  0. a set-id bit or file capability of a mirror mounted nosuid, where it
+ *     grants nothing, is not made one that counts here; nor is a user's
+ *     file given another owner's bytes in its own inode, which that user
+ *     may hold open: both refused;
  *  1. the mirror's bytes go into an unnamed file (O_TMPFILE) of the checked
  *     folder: a mirror that cannot be read, or a full filesystem, stops here
  *     and the old file is as it was;
@@ -405,6 +409,25 @@ static int open_mirror(int opath_fd, int flags)
 
 /* ---- regular files ---- */
 
+/*
+ * Does the mirror's file @m (@ms) carry a privilege that its own mount
+ * ignores and ours would honour?  Set-user-ID, set-group-ID (with group
+ * execute; without it the bit grants nothing) and file capabilities mean
+ * nothing on a nosuid mount, which is how a disk nobody vouches for is
+ * mounted (a user's "backup", an automounted USB disk): copied here they
+ * would make a program of the disk's choosing run with root's rights.
+ */
+static bool privilege_ignored_there(int m, const struct stat *ms)
+{
+	struct statvfs sv;
+	bool privileged = (ms->st_mode & S_ISUID) ||
+			  (ms->st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) ||
+			  fgetxattr(m, "security.capability", NULL, 0) >= 0;
+
+	/* A mount whose flags cannot be read is not trusted with them either. */
+	return privileged && (fstatvfs(m, &sv) != 0 || (sv.f_flag & ST_NOSUID));
+}
+
 static int reopen_rw(int opath_fd)
 {
 	char p[40];
@@ -482,6 +505,23 @@ enum restore_result restore_file(struct map_fs *fs, int dirfd, const char *name,
 			   strerror(-m));
 	if (fstat(m, &ms) != 0 || !S_ISREG(ms.st_mode)) {
 		rc = say(RESTORE_REFUSED, why, len, "the mirror's is not a regular file");
+		goto out;
+	}
+	if (privilege_ignored_there(m, &ms)) {
+		rc = say(RESTORE_FAILED, why, len, "the mirror's file is set-user-ID, set-group-ID "
+			 "or has file capabilities, which its nosuid mount ignores and this "
+			 "filesystem would not: nothing was written (mount the mirror without "
+			 "nosuid if it is trusted with them)");
+		goto out;
+	}
+	/* The old inode gets the bytes before its new owner and mode: a user's
+	 * file the mirror gives to someone else would show them the other's
+	 * bytes through every descriptor opened while it was theirs. */
+	if (target >= 0 && fstat(target, &st) == 0 && st.st_uid != 0 && st.st_uid != ms.st_uid) {
+		rc = say(RESTORE_REFUSED, why, len, "it is user %u's and the mirror's file is user "
+			 "%u's: rewritten in its own inode, the mirror's bytes would be readable "
+			 "through any descriptor opened while it was user %u's; nothing was written",
+			 (unsigned)st.st_uid, (unsigned)ms.st_uid, (unsigned)st.st_uid);
 		goto out;
 	}
 	/* 1, 2: a checked copy, unnamed, in the checked folder. */
