@@ -33,6 +33,10 @@ int main(int argc, char **argv)
 	const char *mirror_dev = argc > 3 ? argv[3] : "/dev/vdb";
 
 	vt_require_vm();
+	/* The bound is read from /proc/PID/io (CONFIG_TASK_IO_ACCOUNTING, which
+	 * needs CONFIG_TASKSTATS); without it the test could not fail. */
+	REQUIRE(vt_sh("test -r /proc/self/io") == 0, "the guest kernel has no /proc/PID/io "
+		"(CONFIG_TASK_IO_ACCOUNTING): this test cannot measure what refetch reads");
 	fx_setup(dev, vt_features());
 	vt_must("mkdir -p " FX_MNT "/big " FX_MNT "/lost+found && head -c 65536 /dev/urandom > "
 		FX_MNT "/big/file.dat && chown -R 1000:1000 " FX_MNT "/big && sync");
