@@ -352,9 +352,12 @@ static void part_load(const char *backing)
 		round_under_load(r, log);
 	munmap(log, sizeof(*log));
 
-	/* What the load left is not part of the recorded files. */
+	/* What the load left is not part of the recorded files.  A failed
+	 * last repair left the block bad: make it work again (a rewrite of
+	 * the cluster has cleared it already). */
 	vt_must("rm -rf %s %s/near*", LOAD_DIR, BB_MNT);
 	kt_umount(BB_MNT);
+	vt_must("dmsetup message %s 0 clearbadblocks", BB_DUST);
 	if (!ic_mount_checked(NULL))
 		return;
 	ic_check_unchanged(&fs, false);
