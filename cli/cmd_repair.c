@@ -400,7 +400,9 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 	json_close(&j);
 }
 
-/* Run the plan phase by phase; returns how many outcomes were not recorded. */
+/* Run the plan phase by phase, and in each phase the scrub types in their
+ * rank order across all findings; returns how many outcomes were not
+ * recorded. */
 static int execute(const struct ctl *ctl, struct map_fs *fs, struct map_store *st, int64_t fs_id,
 		   struct repair_plan *p)
 {
@@ -408,14 +410,15 @@ static int execute(const struct ctl *ctl, struct map_fs *fs, struct map_store *s
 	bool rebuilt = false, relinked = false;
 	int unrecorded = 0;
 
-	for (int ph = 0; ph < PHASE_NR; ph++) {
+	for (int ph = 0; ph < PHASE_NR * REPAIR_RANKS; ph++) {
 		for (size_t i = 0; i < p->n; i++) {
 			struct plan_item *it = &p->v[i];
 
 			for (int k = 0; k < it->nsteps; k++) {
 				struct plan_step *s = &it->steps[k];
 
-				if ((int)s->phase != ph)
+				if ((int)s->phase != ph / REPAIR_RANKS ||
+				    repair_step_rank(s->type) != ph % REPAIR_RANKS)
 					continue;
 				run_step(fs, it, s);
 				if (s->outcome == OUTCOME_HEALED || s->outcome == OUTCOME_LOST) {
@@ -661,11 +664,14 @@ const struct command cmd_repair = {
 	"The plan.  Each open finding is one damaged object; its steps (one scrub type\n"
 	"each) run in phases so that every step can succeed: AG headers, then AG\n"
 	"btrees (free space, inodes, reverse mapping, reference counts), then inodes,\n"
-	"then extent maps, then directories, xattrs and symlinks, then parent pointers\n"
-	"and the directory tree, then link counts and summary counters.  Objects with\n"
-	"unreadable blocks are rebuilt elsewhere (FORCE_REBUILD).  Each step is checked\n"
-	"again at once and every rebuilt object once more at the end.  --dry-run prints\n"
-	"the plan, and what cannot be done online, and changes nothing.\n"
+	"then extent maps, then directories, then xattrs and symlinks, then parent\n"
+	"pointers and the directory tree, then link counts and summary counters.  A\n"
+	"directory rebuild steps over files it cannot read and keeps their names, so\n"
+	"it runs before the xattr salvages that drop what they cannot read.  Objects\n"
+	"with unreadable blocks are rebuilt elsewhere (FORCE_REBUILD).  Each step is\n"
+	"checked again at once and every rebuilt object once more at the end.\n"
+	"--dry-run prints the plan, and what cannot be done online, and changes\n"
+	"nothing.\n"
 	"\n"
 	"Outcomes, recorded per finding (mapctl history):\n"
 	"  healed        rebuilt and checked clean\n"

@@ -51,6 +51,29 @@ enum repair_phase repair_phase_of(uint32_t type)
 	}
 }
 
+/*
+ * Inside a phase.  A directory is rebuilt before any xattr fork: with
+ * parent pointers the directory comes from the parent pointers of every
+ * file, and the kernel keeps the old entries of a file whose attr fork it
+ * cannot read, while an xattr salvage that runs first drops the parent
+ * pointers of the unreadable leaf for good (or the whole fork, which makes
+ * the directory rebuild refuse).  Parent pointers are rebuilt before the
+ * directory tree is checked, and both before link counts.
+ */
+int repair_step_rank(uint32_t type)
+{
+	switch (type) {
+	case XFS_SCRUB_TYPE_XATTR:
+	case XFS_SCRUB_TYPE_SYMLINK:
+	case XFS_SCRUB_TYPE_DIRTREE:
+		return 1;
+	case XFS_SCRUB_TYPE_NLINKS:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
 static const char *const outcome_names[] = {
 	[OUTCOME_PENDING] = "planned",
 	[OUTCOME_NOT_NEEDED] = "not-needed",
@@ -120,6 +143,10 @@ static int cmp_u32(const void *a, const void *b)
 
 	if (x != y)
 		return x < y ? -1 : 1;
+	x = (uint32_t)repair_step_rank(*(const uint32_t *)a);
+	y = (uint32_t)repair_step_rank(*(const uint32_t *)b);
+	if (x != y)
+		return x < y ? -1 : 1;
 	x = *(const uint32_t *)a;
 	y = *(const uint32_t *)b;
 	return x < y ? -1 : x > y;
@@ -174,14 +201,16 @@ int repair_plan_add(struct repair_plan *p, const struct repair_caps *caps,
 	}
 	if (n == 0)
 		return 0;
-	/* A rebuilt inode comes back without its attributes, and with them
-	 * its parent pointers: rebuild those after it (not-needed if intact). */
-	bool has_inode = false, has_parent = false;
+	/* A rebuilt inode comes back without its attributes, and an xattr
+	 * salvage drops those of the blocks it cannot read; with them go the
+	 * parent pointers stored there: rebuild those after it, from the
+	 * directory entries (not-needed if intact). */
+	bool has_attrs = false, has_parent = false;
 	for (int k = 0; k < n; k++) {
-		has_inode |= types[k] == XFS_SCRUB_TYPE_INODE;
+		has_attrs |= types[k] == XFS_SCRUB_TYPE_INODE || types[k] == XFS_SCRUB_TYPE_XATTR;
 		has_parent |= types[k] == XFS_SCRUB_TYPE_PARENT;
 	}
-	if (has_inode && !has_parent && caps->geo.parent && n < PLAN_MAX_TYPES)
+	if (has_attrs && !has_parent && caps->geo.parent && n < PLAN_MAX_TYPES)
 		types[n++] = XFS_SCRUB_TYPE_PARENT;
 	qsort(types, (size_t)n, sizeof(types[0]), cmp_u32);
 

@@ -28,6 +28,13 @@ enum repair_phase {
 const char *repair_phase_name(enum repair_phase p);
 enum repair_phase repair_phase_of(uint32_t scrub_type);
 
+/*
+ * Where the steps of one scrub type run inside their phase, lower first,
+ * across all findings (0 .. REPAIR_RANKS - 1).
+ */
+#define REPAIR_RANKS 3
+int repair_step_rank(uint32_t scrub_type);
+
 /* What came of a step, or of a finding as a whole (worst step wins). */
 enum repair_outcome {
 	OUTCOME_PENDING,	/* not run (dry run, or stopped) */
