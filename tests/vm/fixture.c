@@ -232,6 +232,11 @@ uint64_t fx_dir_first_block(const char *rel)
 	return fork_first_block(rel, O_DIRECTORY, 0);
 }
 
+uint64_t fx_dir_block(const char *rel, uint64_t offset)
+{
+	return fork_block(rel, O_DIRECTORY, 0, offset);
+}
+
 uint64_t fx_attr_first_block(const char *rel)
 {
 	return fork_first_block(rel, 0, BMV_IF_ATTRFORK);

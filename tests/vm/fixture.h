@@ -44,6 +44,8 @@ void fx_build_tree(void);
 uint64_t fx_file_physical(const char *rel, uint64_t offset);
 /* Device byte of the first data block of directory @rel (GETBMAPX). */
 uint64_t fx_dir_first_block(const char *rel);
+/* Device byte of byte @offset of directory @rel's data fork (GETBMAPX). */
+uint64_t fx_dir_block(const char *rel, uint64_t offset);
 /* Device byte of the first block of @rel's attribute fork, which must be in
  * extents or btree format (GETBMAPX). */
 uint64_t fx_attr_first_block(const char *rel);
