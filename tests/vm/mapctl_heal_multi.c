@@ -15,7 +15,7 @@
  *     fails with EIO after the damage);
  *   - the attr leaf of xattr-file (its xattrs and both parent pointers);
  *   - one block of an inode cluster of other/ (only other/ files in it);
- *   - the inode btree root of an AG other than the cluster's.
+ *   - the inode btree root of an AG that holds none of the others.
  *
  * Part 1, as an administrator: scan exits 1; repair --all --yes exits 0 with
  * no failed step: the inode btree, then the cluster, then bigdir (the
@@ -98,9 +98,13 @@ static void make_file(const char *rel, size_t size)
 	close(fd);
 }
 
+/* Name @i of bigdir; name 0 is the hard link to xattr-file. */
 static void big_name(int i, char *buf, size_t len)
 {
-	snprintf(buf, len, "bigdir/entry-%04d-with-a-longer-name-than-usual", i);
+	if (i == 0)
+		snprintf(buf, len, "bigdir/xattr-link");
+	else
+		snprintf(buf, len, "bigdir/entry-%04d-with-a-longer-name-than-usual", i);
 }
 
 static void dirb_name(int i, char *buf, size_t len)
@@ -323,14 +327,16 @@ int main(int argc, char **argv)
 	}
 	REQUIRE(victim, "no cluster holds only other/ files, on and off one block");
 	uint32_t cluster_ag = fx_ino_agno(victim);
-	/* The inode btree rebuild reads the inode clusters of its AG: not the
-	 * lost one's. */
-	uint32_t ags[3] = { fx_ino_agno(big_ino), fx_ino_agno(dirb_ino), fx_ino_agno(xattr_ino) };
-	uint32_t inobt_ag = cluster_ag;
-	for (int i = 0; i < 3 && inobt_ag == cluster_ag; i++)
-		inobt_ag = ags[i];
-	REQUIRE(inobt_ag != cluster_ag, "bigdir, dirb and the root share the cluster's AG %u",
-		cluster_ag);
+	/* The inode btree root of an AG that holds none of the other
+	 * victims: its rebuild reads every inode cluster of its AG, and the
+	 * scan finds the other victims through the inode btrees. */
+	uint32_t agcount = (uint32_t)atoi(vt_out("xfs_db -r -c 'sb 0' -c 'print agcount' " FX_DUST
+						 " | sed 's/.*= //'"));
+	uint32_t inobt_ag = agcount;
+	for (uint32_t ag = 0; ag < agcount && inobt_ag == agcount; ag++)
+		if (ag != cluster_ag && ag != fx_ino_agno(big_ino) && ag != fx_ino_agno(xattr_ino))
+			inobt_ag = ag;
+	REQUIRE(inobt_ag < agcount, "no AG without a victim among %u", agcount);
 	printf("cluster %llu-%llu (AG %u): %d files, %d on the lost block; inobt of AG %u\n",
 	       (unsigned long long)cl.first, (unsigned long long)cl.last, cluster_ag, cl.n, cl.n_bad,
 	       inobt_ag);
