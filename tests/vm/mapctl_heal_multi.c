@@ -222,12 +222,12 @@ static void trace_save(const char *file)
 	      "wc -l < %s", file, file);
 }
 
-/* Lines of @file with @event and every needle. */
+/* Lines of @file with @event and both needles (no double quotes in them). */
 static int trace_count(const char *file, const char *event, const char *needle1,
 		       const char *needle2)
 {
-	return atoi(vt_out("grep -F ' %s: ' %s | grep -F -e '%s' | grep -F -c -e '%s'", event, file,
-			   needle1, needle2 ? needle2 : needle1));
+	return atoi(vt_out("grep -F ' %s: ' %s | grep -F -e \"%s\" | grep -F -c -e \"%s\"", event,
+			   file, needle1, needle2 ? needle2 : needle1));
 }
 
 /*
@@ -418,6 +418,8 @@ int main(int argc, char **argv)
 	CHECK_INT(ctl("refetch " FX_MNT " --from " MIRROR), 0);
 	CHECK_INT(ctl("scan " FX_MNT), 0);
 	CHECK_STR(sql("SELECT count(*) FROM findings WHERE state = 'open'"), "0");
+	vt_sh("sqlite3 " DB " \"SELECT id, kind, ino, agno, scrub, detail FROM findings WHERE "
+	      "state = 'open'\"");
 	CHECK_STR(vt_out("rsync -rlpgoDHAXc --numeric-ids --dry-run --itemize-changes --delete "
 			 "--exclude=/lost+found " MIRROR "/ " FX_MNT "/ | head -n 40"),
 		  "");
