@@ -10,7 +10,12 @@
  *        too: the salvage cannot search P, and nothing else names f55;
  *   f56: replaced by a symlink whose target is inline (the same inode);
  *   f57: 30 one-block extents, so its data fork is a btree: left for the
- *        bmap repair.
+ *        bmap repair;
+ *   f58: set on the AGI unlinked list with no links (xfs_db, unmounted): an
+ *        open-unlinked inode that is not in memory (on 6.12 log recovery
+ *        frees such inodes at mount, or clears their bucket when their
+ *        cluster cannot be read, so no kernel path leaves one).  Its name in
+ *        the root stays: it is never looked up before the check.
  *
  * REPAIR of f60, a plain file of the lost block, must succeed, and then:
  *
@@ -23,6 +28,8 @@
  *     link to "?" that scrubs clean;
  *   - f57 has no size (it would read as zeros) and its BMBTD scrub says
  *     CORRUPT, after a remount too, until BMBTD REPAIR maps its 30 blocks;
+ *   - f58 still has no link and heads its bucket (xfs_db, unmounted); it is
+ *     then set back to one link off the list;
  *   - the other 4 files of the block are rebuilt as before, the 24 of the
  *     readable blocks are unchanged; at the end the cluster scrubs clean, all
  *     data but f57's (no size) reads back and xfs_repair -n is clean.
@@ -50,6 +57,7 @@
 #define DIR_FILE 55
 #define SYMLINK_FILE 56
 #define BTREE_FILE 57
+#define UNLINKED_FILE 58
 #define TARGET_FILE 60
 
 #define P_DIR BB_MNT "/P"
@@ -164,6 +172,39 @@ static uint64_t reshape(void)
 	return kt_fork_physical(P_DIR, 0) / IC_FS_BLOCK;
 }
 
+/*
+ * xfs_db (unmounted): link count and next of inode @ino, the unlinked
+ * bucket of AG 0 it hashes to (the cluster is in AG 0: agino == ino), after
+ * the writes @inode_cmds and @agi_cmds (may be "").
+ */
+static const char *db_unlinked(uint64_t ino, const char *inode_cmds, const char *agi_cmds)
+{
+	return vt_out("xfs_db -x -c 'inode %llu' %s -c 'print core.nlinkv2 next_unlinked' "
+		      "-c 'agi 0' %s -c 'print unlinked[%u]' %s 2>&1", (unsigned long long)ino,
+		      inode_cmds, agi_cmds, (unsigned int)(ino % 64), BB_DEV);
+}
+
+/* Put inode @ino on the AGI unlinked list with no links, or back. */
+static void set_unlinked(uint64_t ino, bool on)
+{
+	unsigned int bucket = (unsigned int)(ino % 64);
+	char icmd[64], acmd[64], want[64];
+	const char *out;
+
+	snprintf(icmd, sizeof(icmd), "-c 'write core.nlinkv2 %d'", on ? 0 : 1);
+	snprintf(acmd, sizeof(acmd), "-c 'write unlinked[%u] %lld'", bucket,
+		 on ? (long long)ino : -1LL);
+	out = db_unlinked(ino, icmd, acmd);
+	if (on)
+		snprintf(want, sizeof(want), "unlinked[%u] = %llu", bucket,
+			 (unsigned long long)ino);
+	else
+		snprintf(want, sizeof(want), "unlinked[%u] = null", bucket);
+	REQUIRE(strstr(out, on ? "core.nlinkv2 = 0" : "core.nlinkv2 = 1") && strstr(out, want),
+		"xfs_db could not set inode %llu %s the unlinked list: %s",
+		(unsigned long long)ino, on ? "on" : "off", out);
+}
+
 /* stat (lstat with @nofollow): 0 or -errno. */
 static int stat_rc(const char *path, bool nofollow, struct stat *st)
 {
@@ -206,7 +247,10 @@ static void check_btree_file(const struct ic_file *f, const char *when)
 int main(int argc, char **argv)
 {
 	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
-	struct ic_file *t, *d, *ks, *sl, *bt;
+	struct ic_file *t, *d, *ks, *sl, *bt, *ul;
+	unsigned int bucket;
+	const char *out;
+	char want[64];
 	char *keep_sum, *now;
 	uint64_t p_blk;
 	uint32_t oflags;
@@ -220,8 +264,9 @@ int main(int argc, char **argv)
 	ks = &fs.f[KEEPSIZE_FILE];
 	sl = &fs.f[SYMLINK_FILE];
 	bt = &fs.f[BTREE_FILE];
+	ul = &fs.f[UNLINKED_FILE];
 	REQUIRE(t->in_bad_block && ks->in_bad_block && sl->in_bad_block && bt->in_bad_block &&
-			ks->size == IC_FS_BLOCK,
+			ul->in_bad_block && ks->size == IC_FS_BLOCK,
 		"unexpected layout");
 
 	p_blk = reshape();
@@ -232,6 +277,7 @@ int main(int argc, char **argv)
 
 	/* Cold caches, then the cluster's last block and P's block go bad. */
 	kt_umount(BB_MNT);
+	set_unlinked(ul->st.st_ino, true);
 	kt_mount(BB_DEV, BB_MNT, "noatime");
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_add(BB_DUST, p_blk, 0);
@@ -261,17 +307,29 @@ int main(int argc, char **argv)
 	check_damaged(sl, true, "inline symlink");
 	check_btree_file(bt, "after the repair:");
 	for (int i = 53; i <= 60; i++)
-		if (i != KEEPSIZE_FILE && i != DIR_FILE && i != SYMLINK_FILE && i != BTREE_FILE)
+		if (i != KEEPSIZE_FILE && i != DIR_FILE && i != SYMLINK_FILE && i != BTREE_FILE &&
+		    i != UNLINKED_FILE)
 			ic_check_rebuilt(&fs.f[i]);
 	ic_check_unchanged(&fs, false);
 
-	/* What the offline check says about the inodes left damaged. */
+	/* The unlinked inode got no link and heads its bucket still. */
 	kt_umount(BB_MNT);
 	kt_dust_enable(BB_DUST, false);
+	bucket = (unsigned int)(ul->st.st_ino % 64);
+	out = db_unlinked(ul->st.st_ino, "", "");
+	snprintf(want, sizeof(want), "unlinked[%u] = %llu", bucket,
+		 (unsigned long long)ul->st.st_ino);
+	CHECK(strstr(out, "core.nlinkv2 = 0") && strstr(out, want),
+	      "%s (inode %llu, on the unlinked list) after the repair: %s, expected no link "
+	      "and \"%s\"", ul->path, (unsigned long long)ul->st.st_ino, out, want);
+	set_unlinked(ul->st.st_ino, false);
+
+	/* What the offline check says about the inodes left damaged. */
 	vt_sh("xfs_repair -n %s 2>&1 | grep -v '^ *- \\|^Phase\\|^No modify' | head -n 30",
 	      BB_DEV);
 	kt_dust_enable(BB_DUST, true);
 	kt_mount(BB_DEV, BB_MNT, "noatime");
+	ic_check_rebuilt(ul);
 	check_damaged(ks, false, "after a remount: KEEP_SIZE file");
 	check_damaged(sl, true, "after a remount: inline symlink");
 	check_btree_file(bt, "after a remount:");
