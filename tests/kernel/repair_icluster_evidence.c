@@ -344,6 +344,13 @@ int main(int argc, char **argv)
 		CHECK_STR(vt_out("sha256sum < %s", ks->path), keep_sum);
 	rc = ic_scrub(XFS_SCRUB_TYPE_INODE, sl->st.st_ino, 0, XFS_SCRUB_IFLAG_REPAIR, &oflags);
 	printf("REPAIR of %s: rc %d flags 0x%x\n", sl->path, rc, oflags);
+	if (vt_modern()) {
+		/* Unlinking a rebuilt inode before its parent pointer is back
+		 * fails (ENODATA) and shuts the filesystem down. */
+		rc = bb_scrub(sl->path, XFS_SCRUB_TYPE_PARENT, XFS_SCRUB_IFLAG_REPAIR, &oflags);
+		CHECK(rc == 0 && !(oflags & XFS_SCRUB_OFLAG_CORRUPT),
+		      "PARENT REPAIR of %s: rc %d flags 0x%x", sl->path, rc, oflags);
+	}
 	CHECK(unlink(sl->path) == 0, "unlink %s: %s", sl->path, strerror(errno));
 	rc = bb_scrub(bt->path, XFS_SCRUB_TYPE_BMBTD, XFS_SCRUB_IFLAG_REPAIR, &oflags);
 	CHECK(rc == 0 && !(oflags & XFS_SCRUB_OFLAG_CORRUPT),
