@@ -58,20 +58,31 @@ uint64_t vt_file_physical(const char *path, uint64_t offset)
 	return physical;
 }
 
+bool vt_mainline(void)
+{
+	const char *p = getenv("MAPPER_PROFILE");
+
+	return p && strcmp(p, "mainline") == 0;
+}
+
 bool vt_modern(void)
 {
 	const char *p = getenv("MAPPER_PROFILE");
 
-	return p && strcmp(p, "modern") == 0;
+	return vt_mainline() || (p && strcmp(p, "modern") == 0);
 }
 
 const char *vt_profile(void)
 {
+	if (vt_mainline())
+		return "mainline";
 	return vt_modern() ? "modern" : "classic";
 }
 
 const char *vt_features(void)
 {
+	if (vt_mainline())
+		return VT_FEATURES_MAINLINE;
 	return vt_modern() ? VT_FEATURES_MODERN : VT_FEATURES_CLASSIC;
 }
 
@@ -85,8 +96,9 @@ static void vt_check_profile(void)
 	char line[256] = "";
 	FILE *f;
 
-	if (p && strcmp(p, "classic") != 0 && strcmp(p, "modern") != 0) {
-		fprintf(stderr, "FAIL: unknown MAPPER_PROFILE '%s' (classic or modern)\n", p);
+	if (p && strcmp(p, "classic") != 0 && strcmp(p, "modern") != 0 &&
+	    strcmp(p, "mainline") != 0) {
+		fprintf(stderr, "FAIL: unknown MAPPER_PROFILE '%s' (classic, modern or mainline)\n", p);
 		exit(1);
 	}
 	f = popen("mkfs.xfs -V 2>&1", "r");
@@ -95,11 +107,13 @@ static void vt_check_profile(void)
 			line[0] = '\0';
 		pclose(f);
 	}
-	bool is_613 = strstr(line, "version 6.13") != NULL;
-	if (vt_modern() != is_613) {
+	const char *want = vt_mainline() ? "version 7." : vt_modern() ? "version 6.13" : "version 6.1.";
+	if (!strstr(line, want)) {
 		fprintf(stderr, "FAIL: the %s profile needs %s, but mkfs.xfs says: %s\n",
-			vt_profile(), vt_modern() ? "xfsprogs 6.13 first in PATH (vm/run --profile modern)"
-						  : "Debian 12's xfsprogs", line);
+			vt_profile(),
+			vt_mainline() ? "xfsprogs 7.x first in PATH (vm/run --kernel-series mainline)" :
+			vt_modern() ? "xfsprogs 6.13 first in PATH (vm/run --profile modern)" :
+				      "Debian 12's xfsprogs", line);
 		exit(1);
 	}
 	printf("profile %s: %s", vt_profile(), line);

@@ -11,11 +11,17 @@
  *   classic: Debian 12's mkfs.xfs 6.1 with the reverse map and reflink, what
  *            exists in the field;
  *   modern:  xfsprogs 6.13 with parent pointers and exchange-range too.
+ *   mainline: xfsprogs 7.x with its mkfs defaults (rmapbt, reflink, parent
+ *            pointers, exchange-range, nrext64, autofsck), on stock Linux 7.x
+ *            (vm/run --kernel-series mainline).
  */
 #define VT_FEATURES_CLASSIC "-m rmapbt=1,reflink=1"
 #define VT_FEATURES_MODERN "-m rmapbt=1,reflink=1 -n parent=1 -i exchange=1"
+#define VT_FEATURES_MAINLINE ""	/* mkfs 7.x defaults have every feature above */
+/* The filesystem has parent pointers and exchange-range (modern, mainline). */
 bool vt_modern(void);
-const char *vt_profile(void);		/* "classic" or "modern" */
+bool vt_mainline(void);			/* stock Linux 7.x and xfsprogs 7.x */
+const char *vt_profile(void);		/* "classic", "modern" or "mainline" */
 const char *vt_features(void);		/* mkfs.xfs feature options of the profile */
 
 /* Stop with a failure unless we run inside a vm/run guest as root, with the
