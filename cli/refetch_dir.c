@@ -437,6 +437,15 @@ static size_t find_match(struct put_back_set *set, int ofd, const struct stat *s
 		int m = fstat(cfd, &now) == 0 && (uint64_t)now.st_ino == f->ino ?
 			orphan_matches(ofd, cfd, how, sizeof(how)) : 0;
 		close(cfd);
+		/* Bytes alone do not make one owner's orphan a copy of a file the
+		 * mirror gives to another: it stays for the administrator. */
+		if (m == 1 && (now.st_uid != st->st_uid || now.st_gid != st->st_gid)) {
+			snprintf(why, len, "it has the bytes of %s/%s, but its owner %u:%u is not "
+				 "that file's %u:%u", set->dirs[f->dir].rel, f->name,
+				 (unsigned)st->st_uid, (unsigned)st->st_gid, (unsigned)now.st_uid,
+				 (unsigned)now.st_gid);
+			continue;
+		}
 		if (m == 1) {
 			snprintf(why, len, "%s as %s/%s", how, set->dirs[f->dir].rel, f->name);
 			return i;
@@ -462,6 +471,12 @@ static void examine_orphan(struct put_back_set *set, int lfd, const char *name,
 	memset(fate, 0, sizeof(*fate));
 	snprintf(fate->name, sizeof(fate->name), "%s", name);
 	rep->n++;
+	/* An empty orphan equals every empty file: no evidence it is a copy. */
+	if (st.st_size == 0) {
+		snprintf(fate->why, sizeof(fate->why), "kept in lost+found: it is empty, so "
+			 "nothing shows which file it was");
+		goto out;
+	}
 	ofd = reopen_read(opath, O_NOATIME | O_NONBLOCK);
 	if (ofd < 0) {
 		snprintf(fate->why, sizeof(fate->why), "kept in lost+found: cannot be read: %s",
@@ -470,8 +485,8 @@ static void examine_orphan(struct put_back_set *set, int lfd, const char *name,
 	}
 	size_t i = find_match(set, ofd, &st, why, sizeof(why));
 	if (i == SIZE_MAX) {
-		snprintf(fate->why, sizeof(fate->why), "kept in lost+found: no restored file has "
-			 "its content");
+		snprintf(fate->why, sizeof(fate->why), "kept in lost+found: %s",
+			 why[0] ? why : "no restored file has its content");
 		goto out;
 	}
 	char kept[200] = "";

@@ -241,6 +241,11 @@ int orphan_matches(int orphan_fd, int restored_fd, char *why, size_t len)
 			return 0;
 		}
 	}
+	/* Nothing was compared: the size alone is no evidence. */
+	if (a.st_size > 0 && unreadable == ((uint64_t)a.st_size + CMP_BLOCK - 1) / CMP_BLOCK) {
+		snprintf(why, len, "none of its blocks can be read, so nothing shows it is a copy");
+		return 0;
+	}
 	if (unreadable)
 		snprintf(why, len, "a damaged copy (%llu unreadable block%s, the rest equal)",
 			 (unsigned long long)unreadable, unreadable == 1 ? "" : "s");
