@@ -416,7 +416,8 @@ int orphan_remove(int dirfd, const char *name, uint64_t ino, int fd, char *why, 
 }
 
 /* The put back file that orphan @ofd (open for reading, @st) is a copy of,
- * or SIZE_MAX; @why says how it matched. */
+ * or SIZE_MAX; @why says how it matched, or why the first near miss did
+ * not (empty if no file of its size could be compared). */
 static size_t find_match(struct put_back_set *set, int ofd, const struct stat *st, char *why,
 			 size_t len)
 {
@@ -446,6 +447,8 @@ static size_t find_match(struct put_back_set *set, int ofd, const struct stat *s
 				 (unsigned)now.st_gid);
 			continue;
 		}
+		if (m == 0 && how[0] && !why[0])
+			snprintf(why, len, "%s/%s: %s", set->dirs[f->dir].rel, f->name, how);
 		if (m == 1) {
 			snprintf(why, len, "%s as %s/%s", how, set->dirs[f->dir].rel, f->name);
 			return i;
