@@ -25,6 +25,14 @@
  *    handle; a hole punched after a writeback error that syncfs did not
  *    consume fails with that stale EIO, and reports nothing.  Before: a
  *    write_read line and a report with the handle, each.
+ * 4. A sync waits for the reporting worker, which may be loading inodes
+ *    from a slow disk: two files' writeback fails and both are evicted;
+ *    the first one's inode block sits on a device-mapper device that is
+ *    suspended, so the worker's load of it waits; syncfs is called, and the
+ *    device is resumed 5 s later.  The worker must not load the second
+ *    inode (no xfs_iget_miss line for it: a sync has waited 2 s by then)
+ *    but still name it.  Before: it loaded the second inode too, however
+ *    long each load took.
  * 5. Two adjacent ioends of one file wait for completion together: block 0's,
  *    which the disk failed, and block 1's, which writeback ended unsubmitted
  *    because it could not map block 2 (errortag reduce_max_iextents), each
@@ -41,6 +49,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "badblock.h"
@@ -51,6 +60,7 @@
 
 #define DUST "kblame"
 #define TOP "kblametop"
+#define SLOW "kblameslow"
 #define DEV "/dev/mapper/" TOP
 #define MNT "/tmp/mnt"
 #define BLK 4096
@@ -70,6 +80,8 @@ static struct file core = { .path = MNT "/broken-core" };	/* item 2 */
 static struct file mapped = { .path = MNT "/unreadable-mapping" };	/* item 3 */
 static struct file punched = { .path = MNT "/punched" };	/* item 3 */
 static struct file merged = { .path = MNT "/merged" };	/* item 5 */
+static struct file slow1 = { .path = MNT "/slow-1" };	/* item 4 */
+static struct file slow2 = { .path = MNT "/slow-2" };	/* item 4 */
 
 #define MERGED_EXTENTS 12
 #define FAIR_SERVER_CPU0 "/sys/kernel/debug/sched/fair_server/cpu0/runtime"
@@ -132,6 +144,16 @@ static void top_table(unsigned long long flakey)
 			"%llu %llu linear /dev/mapper/%s %llu\\n' | dmsetup load %s",
 			flakey, DUST, flakey, DUST, flakey, flakey + 8, dev_sectors - flakey - 8,
 			DUST, flakey + 8, TOP);
+	vt_must("dmsetup suspend --nolockfs --noflush %s && dmsetup resume %s", TOP, TOP);
+}
+
+/* Map the 4 KiB block at disk address @daddr to SLOW, the rest to DUST. */
+static void top_table_slow(unsigned long long daddr)
+{
+	vt_must("printf '0 %llu linear /dev/mapper/%s 0\n"
+		"%llu 8 linear /dev/mapper/%s 0\n"
+		"%llu %llu linear /dev/mapper/%s %llu\n' | dmsetup load %s",
+		daddr, DUST, daddr, SLOW, daddr + 8, dev_sectors - daddr - 8, DUST, daddr + 8, TOP);
 	vt_must("dmsetup suspend --nolockfs --noflush %s && dmsetup resume %s", TOP, TOP);
 }
 
@@ -297,6 +319,57 @@ static void no_merge(int fan)
 	kt_fserror_expect_file(fan, EVENT_MS, "adjacent ioends", EIO, merged.ino, merged.gen);
 }
 
+/* Item 4: a sync stops waiting for inode loads. */
+static void sync_bound(int fan, unsigned long long slow_daddr)
+{
+	struct kt_fserror ev[MAX_EVENTS];
+	int fd1 = open_nocmtime(slow1.path), fd2 = open_nocmtime(slow2.path);
+	int got1, got2, n;
+
+	kt_dust_add(DUST, vt_file_physical(slow1.path, 0) / BLK, 1);
+	kt_dust_add(DUST, vt_file_physical(slow2.path, 0) / BLK, 1);
+	write_block(fd1, 0, 's');
+	write_block(fd2, 0, 's');
+	pin_to_cpu0();
+	kt_write_str("/proc/sys/vm/drop_caches", "3");
+	kt_hold_unbound_workers(8);
+	got1 = fsync(fd1) == 0 ? 0 : errno;
+	got2 = fsync(fd2) == 0 ? 0 : errno;
+	close(fd1);
+	close(fd2);
+	top_table_slow(slow_daddr);
+	vt_must("dmsetup suspend %s", SLOW);
+	for (int i = 0; i < 4; i++)
+		kt_write_str("/proc/sys/vm/drop_caches", "3");
+	kt_release_unbound_workers();
+	CHECK(got1 == EIO && got2 == EIO, "fsync: %s, %s; expected EIO", strerror(got1),
+	      strerror(got2));
+
+	/* the worker now waits for the first inode; the sync for the worker */
+	pid_t resumer = fork();
+
+	REQUIRE(resumer >= 0, "fork: %s", strerror(errno));
+	if (resumer == 0) {
+		sleep(5);
+		_exit(vt_sh("dmsetup resume %s", SLOW) == 0 ? 0 : 1);
+	}
+	int mnt = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+
+	CHECK(syncfs(mnt) == 0 || errno == EIO, "syncfs: %s", strerror(errno));
+	close(mnt);
+	int status = 0;
+
+	REQUIRE(waitpid(resumer, &status, 0) == resumer && WIFEXITED(status) &&
+		WEXITSTATUS(status) == 0, "could not resume %s", SLOW);
+
+	n = kt_fserror_read(fan, EVENT_MS, ev, MAX_EVENTS);
+	for (int i = 0; i < n; i++)
+		kt_fserror_print("sync on a slow disk", &ev[i]);
+	CHECK(n >= 1 && ev[0].error == EIO && ev[0].has_inode && ev[0].ino == slow1.ino,
+	      "sync on a slow disk: the first event is not EIO for %s", slow1.path);
+	top_table(0);
+}
+
 /* Item 1: writeback fails, the inode is evicted, and it cannot be loaded. */
 static void writeback_then_unloadable(int fan, unsigned long long cluster_daddr)
 {
@@ -336,7 +409,7 @@ static void writeback_then_unloadable(int fan, unsigned long long cluster_daddr)
 int main(int argc, char **argv)
 {
 	static const char *const events[] = { "xfs:xfs_file_ioerror", "xfs:xfs_inode_mark_sick",
-					      "xfs:xfs_ag_mark_sick" };
+					      "xfs:xfs_ag_mark_sick", "xfs:xfs_iget_miss" };
 	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
 	unsigned long long cluster_daddr;
 	char want[160];
@@ -355,30 +428,44 @@ int main(int argc, char **argv)
 	write_fragmented(mapped.path);
 	kt_write_file(punched.path, 4 * BLK, 4, true);
 	write_merged();
+	kt_write_file(slow1.path, BLK, 5, true);
+	kt_write_file(slow2.path, BLK, 6, true);
 	kt_ino_gen(gone.path, &gone.ino, &gone.gen);
 	kt_ino_gen(core.path, &core.ino, &core.gen);
 	kt_ino_gen(mapped.path, &mapped.ino, &mapped.gen);
 	kt_ino_gen(punched.path, &punched.ino, &punched.gen);
 	kt_ino_gen(merged.path, &merged.ino, &merged.gen);
+	kt_ino_gen(slow1.path, &slow1.ino, &slow1.gen);
+	kt_ino_gen(slow2.path, &slow2.ino, &slow2.gen);
 	kt_umount(MNT);
 
 	/* The mount below starts with every inode clean and out of memory. */
 	cluster_daddr = inode_block_daddr(gone.ino);
 	printf("%s: inode %llu in the block at daddr %llu\n", gone.path,
 	       (unsigned long long)gone.ino, cluster_daddr);
+	unsigned long long slow_daddr = inode_block_daddr(slow1.ino);
+
+	vt_must("dmsetup create %s --table '0 8 linear /dev/mapper/%s %llu'", SLOW, DUST,
+		slow_daddr);
 	break_core(&core);
 	kt_dust_add(DUST, kt_bmbt_leaf_daddr(DEV, mapped.ino) * 512 / BLK, 0);
 	kt_dust_enable(DUST, true);
 	kt_mount(DEV, MNT, NULL);
 
 	int fan = kt_fserror_listen(MNT);
-	int missing = bb_trace_start(events, 3);
+	int missing = bb_trace_start(events, 4);
 
+	/*
+	 * First, while every inode of the cluster is clean: a dirty inode
+	 * would keep the cluster buffer in memory, and the worker would not
+	 * read the disk to load an inode.
+	 */
+	writeback_then_unloadable(fan, cluster_daddr);
+	sync_bound(fan, slow_daddr);
 	unloadable_core(fan);
 	unreadable_mapping(fan);
 	stale_writeback_error(fan);
 	no_merge(fan);
-	writeback_then_unloadable(fan, cluster_daddr);
 
 	char *trace = kt_trace_stop();
 
@@ -400,11 +487,19 @@ int main(int argc, char **argv)
 	/* the work item did load the evicted inode from disk, and that failed */
 	CHECK(kt_trace_count(trace, "xfs_ag_mark_sick:", (char *)NULL) >= 1,
 	      "the work item did not fail to load %s from disk", gone.path);
+	/* the worker loaded the first slow inode, and named the second unloaded */
+	snprintf(want, sizeof(want), "ino 0x%llx", (unsigned long long)slow2.ino);
+	CHECK(kt_trace_count(trace, "xfs_iget_miss:", want, (char *)NULL) == 0,
+	      "the worker loaded %s while a sync had waited for it for 2 s", slow2.path);
+	snprintf(want, sizeof(want), "ino 0x%llx", (unsigned long long)slow1.ino);
+	CHECK(kt_trace_count(trace, "xfs_iget_miss:", want, (char *)NULL) >= 1,
+	      "the worker did not load %s from disk", slow1.path);
 	free(trace);
 
 	close(fan);
 	kt_umount(MNT);
 	vt_must("dmsetup remove %s", TOP);
+	vt_must("dmsetup remove %s", SLOW);
 	kt_dust_remove(DUST);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();
