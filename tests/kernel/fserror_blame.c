@@ -330,15 +330,16 @@ static void sync_bound(int fan, unsigned long long slow_daddr)
 	kt_dust_add(DUST, vt_file_physical(slow2.path, 0) / BLK, 1);
 	write_block(fd1, 0, 's');
 	write_block(fd2, 0, 's');
+	/* the cluster buffer is in memory while the files are open */
+	top_table_slow(slow_daddr);
+	vt_must("dmsetup suspend %s", SLOW);
 	pin_to_cpu0();
 	kt_write_str("/proc/sys/vm/drop_caches", "3");
-	kt_hold_unbound_workers(8);
+	kt_hold_unbound_workers(6);
 	got1 = fsync(fd1) == 0 ? 0 : errno;
 	got2 = fsync(fd2) == 0 ? 0 : errno;
 	close(fd1);
 	close(fd2);
-	top_table_slow(slow_daddr);
-	vt_must("dmsetup suspend %s", SLOW);
 	for (int i = 0; i < 4; i++)
 		kt_write_str("/proc/sys/vm/drop_caches", "3");
 	kt_release_unbound_workers();
@@ -380,12 +381,13 @@ static void writeback_then_unloadable(int fan, unsigned long long cluster_daddr)
 
 	kt_dust_add(DUST, blk0, 1);
 	write_block(fd, 0, 'g');
+	/* the cluster buffer is in memory while the file is open */
+	top_table(cluster_daddr);
 	pin_to_cpu0();
 	kt_write_str("/proc/sys/vm/drop_caches", "3");
-	kt_hold_unbound_workers(8);
+	kt_hold_unbound_workers(6);
 	got = fsync(fd) == 0 ? 0 : errno;
 	close(fd);
-	top_table(cluster_daddr);
 	/* dentry, inode and buffer caches each give an entry second chances */
 	for (int i = 0; i < 4; i++)
 		kt_write_str("/proc/sys/vm/drop_caches", "3");
