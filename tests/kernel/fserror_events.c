@@ -663,7 +663,7 @@ static void check_trace(const char *trace)
 		unsigned long long pos, len;
 	} w[] = {
 		{ &partial, "write_read", partial.offset, BLK },
-		{ &zeroed, "write_read", zeroed.offset + 100, 200 },
+		{ &zeroed, "write_read", zeroed.offset, BLK },
 		{ &unshared, "write_read", unshared.offset, BLK },
 		{ &deduped, "dedupe_read", deduped.offset, BLK },
 		{ &dwrite, "direct_write", dwrite.offset, BLK },

@@ -7,8 +7,9 @@
  *   leaf:   3000-byte values, which stay in the leaf blocks (one attribute per
  *           leaf); a leaf block is lost with the names in it (the issue's case:
  *           listxattr fails before the repair);
- *   remote: 4000-byte values, each in a remote value block of its own; one
- *           value block is lost, the names all survive in the leaf;
+ *   remote: 4000-byte values in the security namespace, each in a remote
+ *           value block of its own; one value block is lost, the names all
+ *           survive in the leaf;
  *   small:  300-byte values, all of them and the parent pointer in one leaf
  *           block, which is lost: REPAIR removes the attr fork (and answers
  *           ENOENT, from the scrub that follows the repair), PARENT repair
@@ -35,6 +36,11 @@
  * - listxattr gives exactly the names that were not in the bad block, their
  *   values are unchanged, and a lost attribute can be set again;
  * - file data is unchanged and the filesystem is alive;
+ * - the kernel log says what was dropped (issue 37): one line with the number
+ *   of values and of leaf blocks lost (the names in a lost leaf are unknown;
+ *   the dabtree node holds none and counts for nothing), and a line of its own
+ *   that names the access control namespaces lost (a security.* value), or
+ *   says that the names lost with a leaf may have included them;
  * and at the end xfs_repair -n is clean after unmount (dm-dust disabled: it
  * reads free space too), and the kernel log has no BUG, WARNING, lockdep or
  * KASAN report.
@@ -57,6 +63,7 @@
 
 struct attr_case {
 	const char *path;
+	const char *ns;		/* name prefix: "security." or "user." (NULL) */
 	size_t value_len;
 	uint64_t bad_block;	/* attr fork block to make unreadable */
 	bool names_traced;	/* the lost names are in readable blocks */
@@ -71,7 +78,8 @@ static struct attr_case cases[] = {
 	/* Block 0 becomes the dabtree node once the leaves split. */
 	{ .path = BB_MNT "/leaf", .value_len = 3000, .bad_block = 4, .names_traced = false },
 	/* Block 0 is the leaf, the values follow. */
-	{ .path = BB_MNT "/remote", .value_len = 4000, .bad_block = 4, .names_traced = true },
+	{ .path = BB_MNT "/remote", .ns = "security.", .value_len = 4000, .bad_block = 4,
+	  .names_traced = true },
 	/* Everything, parent pointer included, in one leaf block. */
 	{ .path = BB_MNT "/small", .value_len = 300, .bad_block = 0, .only_block = true },
 	/* The dabtree node: every lookup fails, every name is in a leaf. */
@@ -82,9 +90,20 @@ static struct attr_case cases[] = {
 	  .names_traced = true, .transient = true },
 };
 
-static void attr_name(char *buf, size_t size, int i)
+static const char *attr_ns(const struct attr_case *c)
 {
-	snprintf(buf, size, "user.attr%d", i);
+	return c->ns ? c->ns : "user.";
+}
+
+static void attr_name(const struct attr_case *c, char *buf, size_t size, int i)
+{
+	snprintf(buf, size, "%sattr%d", attr_ns(c), i);
+}
+
+/* Lines of the kernel log that contain "inode 0x@ino: @text". */
+static int log_count(uint64_t ino, const char *text)
+{
+	return atoi(vt_out("dmesg | grep -cF 'inode 0x%llx: %s'", (unsigned long long)ino, text));
 }
 
 /* getxattr of attribute @i: 0 if it has its original value, else -errno
@@ -94,7 +113,7 @@ static int check_value(const struct attr_case *c, int i)
 	static char got[MAX_VALUE + 1];
 	char name[32];
 
-	attr_name(name, sizeof(name), i);
+	attr_name(c, name, sizeof(name), i);
 	ssize_t n = getxattr(c->path, name, got, sizeof(got));
 
 	if (n < 0)
@@ -103,8 +122,8 @@ static int check_value(const struct attr_case *c, int i)
 		       0 : -EBADMSG;
 }
 
-/* listxattr: bit i set for each "user.attr<i>"; -errno on failure, -EBADMSG
- * for any other user name. */
+/* listxattr: bit i set for each "<ns>attr<i>"; -errno on failure, -EBADMSG
+ * for any other name in that namespace. */
 static int list_names(const struct attr_case *c)
 {
 	char list[4096];
@@ -114,9 +133,11 @@ static int list_names(const struct attr_case *c)
 	if (n < 0)
 		return -errno;
 	for (ssize_t off = 0; off < n; off += (ssize_t)strlen(list + off) + 1) {
-		if (strncmp(list + off, "user.", 5) != 0)
+		const char *ns = attr_ns(c);
+
+		if (strncmp(list + off, ns, strlen(ns)) != 0)
 			continue;
-		if (sscanf(list + off, "user.attr%d", &i) != 1 || i < 0 || i >= NATTRS)
+		if (sscanf(list + off + strlen(ns), "attr%d", &i) != 1 || i < 0 || i >= NATTRS)
 			return -EBADMSG;
 		mask |= 1 << i;
 	}
@@ -140,10 +161,30 @@ static void populate(struct attr_case *c, unsigned int seed)
 	for (int i = 0; i < NATTRS; i++) {
 		for (size_t j = 0; j < c->value_len; j++)
 			c->values[i][j] = (char)('a' + (seed + i * 7 + j) % 26);
-		attr_name(name, sizeof(name), i);
+		attr_name(c, name, sizeof(name), i);
 		REQUIRE(setxattr(c->path, name, c->values[i], c->value_len, XATTR_CREATE) == 0,
 			"setxattr %s %s: %s", c->path, name, strerror(errno));
 	}
+}
+
+/* The kernel log lines of the repair of @c, which lost @nlost attributes. */
+static void check_log(const struct attr_case *c, uint64_t ino, int nlost)
+{
+	bool security = c->ns && strcmp(c->ns, "security.") == 0;
+	int values = c->names_traced ? nlost : 0;
+	int leaves = !c->transient && !c->index_block && !c->names_traced;
+	char want[160];
+
+	snprintf(want, sizeof(want),
+		 "repair dropped %d xattrs with unreadable values and the xattrs of %d "
+		 "unreadable attr leaf blocks", values, leaves);
+	CHECK(log_count(ino, want) == (values || leaves), "%s: %s the log line \"%s\"", c->path,
+	      values || leaves ? "no single" : "unexpected", want);
+	CHECK_INT(log_count(ino, "repair dropped access control xattrs: security;"),
+		  security && values);
+	CHECK_INT(log_count(ino, "the xattrs of unreadable attr leaf blocks are unknown; "
+			    "security and posix_acl xattrs may be among them"), leaves);
+	CHECK_INT(log_count(ino, "repair dropped"), (values || leaves) + (security && values));
 }
 
 static void damage_and_repair(struct attr_case *c)
@@ -229,6 +270,7 @@ static void damage_and_repair(struct attr_case *c)
 						 needle, NULL), !c->lost[i]);
 	}
 	free(trace);
+	check_log(c, st.st_ino, nlost);
 
 	if (c->only_block) {
 		/* The parent pointer went with the block: rebuild it from the
@@ -251,7 +293,7 @@ static void damage_and_repair(struct attr_case *c)
 	for (int i = 0; i < NATTRS; i++) {
 		if (!c->lost[i])
 			continue;
-		attr_name(name, sizeof(name), i);
+		attr_name(c, name, sizeof(name), i);
 		CHECK(setxattr(c->path, name, c->values[i], c->value_len, XATTR_CREATE) == 0,
 		      "%s: restore %s: %s", c->path, name, strerror(errno));
 		CHECK_INT(check_value(c, i), 0);
