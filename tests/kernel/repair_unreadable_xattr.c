@@ -41,6 +41,14 @@
  *   the dabtree node holds none and counts for nothing), and a line of its own
  *   that names the access control namespaces lost (a security.* value), or
  *   says that the names lost with a leaf may have included them;
+ *
+ * acl: a POSIX access ACL of 324 entries (3892 bytes on disk, a remote
+ * value in attr fork block 1) next to a small user attribute; the value
+ * block is lost: getxattr of the ACL fails with EIO; REPAIR succeeds, the
+ * log counts one lost value and names the posix_acl namespace; afterwards
+ * the file has no ACL (ENODATA), the user attribute is unchanged, and
+ * everything scrubs clean;
+ *
  * and at the end xfs_repair -n is clean after unmount (dm-dust disabled: it
  * reads free space too), and the kernel log has no BUG, WARNING, lockdep or
  * KASAN report.
@@ -302,6 +310,90 @@ static void damage_and_repair(struct attr_case *c)
 	scrub_clean(c, XFS_SCRUB_TYPE_XATTR, "the restored xattrs");
 }
 
+#define ACL_PATH BB_MNT "/acl"
+#define ACL_NAME "system.posix_acl_access"
+#define ACL_USERS 320		/* 4 + 324 * 12 bytes on disk: one remote block */
+#define ACL_KEEP "user.keep"
+
+/* The posix_acl xattr format of the VFS: a version, then entries. */
+struct acl_entry {
+	uint16_t tag;
+	uint16_t perm;
+	uint32_t id;
+};
+
+static size_t acl_build(struct acl_entry *e, uint32_t *version)
+{
+	size_t n = 0;
+
+	*version = 2;
+	e[n++] = (struct acl_entry){ .tag = 0x01, .perm = 6 };	/* ACL_USER_OBJ */
+	for (uint32_t i = 0; i < ACL_USERS; i++)
+		e[n++] = (struct acl_entry){ .tag = 0x02, .perm = 4, .id = 1000 + i };
+	e[n++] = (struct acl_entry){ .tag = 0x04, .perm = 4 };	/* ACL_GROUP_OBJ */
+	e[n++] = (struct acl_entry){ .tag = 0x10, .perm = 4 };	/* ACL_MASK */
+	e[n++] = (struct acl_entry){ .tag = 0x20, .perm = 0 };	/* ACL_OTHER */
+	return n;
+}
+
+static void acl_populate(void)
+{
+	struct {
+		uint32_t version;
+		struct acl_entry e[ACL_USERS + 4];
+	} acl;
+	size_t n = acl_build(acl.e, &acl.version);
+
+	kt_write_file(ACL_PATH, 4096, 99, true);
+	REQUIRE(setxattr(ACL_PATH, ACL_KEEP, "kept", 4, XATTR_CREATE) == 0, "setxattr %s: %s",
+		ACL_KEEP, strerror(errno));
+	REQUIRE(setxattr(ACL_PATH, ACL_NAME, &acl, sizeof(acl.version) + n * sizeof(acl.e[0]), 0) ==
+		0, "setxattr %s: %s", ACL_NAME, strerror(errno));
+}
+
+/* Item 6 of issue 37: a lost POSIX ACL is named in the kernel log. */
+static void acl_lost(void)
+{
+	char buf[8192];
+	struct stat st;
+	uint32_t oflags;
+	int rc;
+
+	REQUIRE(stat(ACL_PATH, &st) == 0, "stat %s", ACL_PATH);
+	bb_damage(st.st_ino, true, 1);
+	errno = 0;
+	REQUIRE(getxattr(ACL_PATH, ACL_NAME, buf, sizeof(buf)) < 0 && errno == EIO,
+		"%s: the ACL is not in attr fork block 1 (getxattr: %s)", ACL_PATH,
+		strerror(errno));
+	rc = bb_scrub(ACL_PATH, XFS_SCRUB_TYPE_XATTR, XFS_SCRUB_IFLAG_REPAIR, &oflags);
+	CHECK(rc == 0 && oflags == 0, "%s: repair: rc %d flags 0x%x", ACL_PATH, rc, oflags);
+	CHECK_INT(log_count(st.st_ino, "repair dropped 1 xattrs with unreadable values and the "
+			    "xattrs of 0 unreadable attr leaf blocks"), 1);
+	CHECK_INT(log_count(st.st_ino, "repair dropped access control xattrs: posix_acl;"), 1);
+	CHECK_INT(log_count(st.st_ino, "repair dropped"), 2);
+	errno = 0;
+	CHECK(getxattr(ACL_PATH, ACL_NAME, buf, sizeof(buf)) < 0 && errno == ENODATA,
+	      "%s: getxattr of the lost ACL after the repair: %s, expected ENODATA", ACL_PATH,
+	      strerror(errno));
+	CHECK(getxattr(ACL_PATH, ACL_KEEP, buf, sizeof(buf)) == 4 && memcmp(buf, "kept", 4) == 0,
+	      "%s: %s lost or changed", ACL_PATH, ACL_KEEP);
+	static const struct {
+		uint32_t type;
+		const char *what;
+	} scrubs[] = {
+		{ XFS_SCRUB_TYPE_XATTR, "the xattrs" },
+		{ XFS_SCRUB_TYPE_BMBTA, "the attr fork mapping" },
+		{ XFS_SCRUB_TYPE_INODE, "the inode" },
+		{ XFS_SCRUB_TYPE_PARENT, "the parent pointer" },
+	};
+	for (size_t i = 0; i < sizeof(scrubs) / sizeof(scrubs[0]); i++) {
+		rc = bb_scrub(ACL_PATH, scrubs[i].type, 0, &oflags);
+		CHECK(rc == 0 && oflags == 0, "%s: scrub of %s after the repair: rc %d flags 0x%x",
+		      ACL_PATH, scrubs[i].what, rc, oflags);
+	}
+	CHECK(bb_fs_alive(), "the filesystem is shut down or unmounted");
+}
+
 int main(int argc, char **argv)
 {
 	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
@@ -313,10 +405,12 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < ncases; i++)
 		populate(&cases[i], (unsigned int)(11 + i));
+	acl_populate();
 	char *sums = kt_checksums(BB_MNT);
 
 	for (size_t i = 0; i < ncases; i++)
 		damage_and_repair(&cases[i]);
+	acl_lost();
 
 	char *now = kt_checksums(BB_MNT);
 
