@@ -24,8 +24,7 @@
  *    ioend reported a disk error for 8 KiB.
  *
  * Items 1 and 4 (a report whose inode must be loaded again from the disk)
- * need the inode evicted and reclaimed while the worker is held, which this
- * harness cannot do for a file whose writeback failed: see kernel/README.md.
+ * are tested in fserror_reload.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -452,6 +452,14 @@ void kt_hold_unbound_workers(unsigned int seconds)
 		cpu_set_t cpus;
 		struct timespec end, now;
 
+		/*
+		 * No open file of the test may outlive its close() in here:
+		 * the hog's copy would be the last reference, dropped when
+		 * the hold ends, and an inode the test evicts would stay.
+		 */
+		if ((ready[1] > 3 && close_range(3, ready[1] - 1, 0)) ||
+		    close_range(ready[1] + 1, ~0U, 0))
+			_exit(1);
 		CPU_ZERO(&cpus);
 		CPU_SET(1, &cpus);
 		if (sched_setaffinity(0, sizeof(cpus), &cpus) || sched_setscheduler(0, SCHED_FIFO, &rt))
