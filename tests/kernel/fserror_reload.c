@@ -180,13 +180,13 @@ static void pin_to_cpu0(void)
 	REQUIRE(sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0, "affinity: %s", strerror(errno));
 }
 
-/* Lines of trace event @event for inode @ino captured so far. */
 /* A line in the trace, to place the events of a step. */
 static void trace_mark(const char *what)
 {
 	kt_write_str("/sys/kernel/tracing/trace_marker", what);
 }
 
+/* Lines of trace event @event for inode @ino captured so far. */
 static int trace_lines(const char *event, uint64_t ino)
 {
 	return atoi(vt_out("grep -c ' %s: dev [0-9:]* ino 0x%llx ' /sys/kernel/tracing/trace",
