@@ -49,6 +49,32 @@ static void make_entry(struct ic_file *f, int i, bool dir)
 	kt_write_file(f->path, f->size, (unsigned int)(100 + i), true);
 }
 
+/* ic_setup()'s entries: file @dir_index a directory made right after a
+ * remount, its IC_DIR_ENTRIES files after the 72. */
+static bool make_dir_entries(struct ic_file *f, int i, void *arg)
+{
+	int dir_index = *(int *)arg;
+
+	if (i == dir_index) {
+		/* The first directory made after a mount goes to AG 0. */
+		kt_umount(BB_MNT);
+		kt_mount(BB_DEV, BB_MNT, NULL);
+		make_entry(f, i, true);
+		return true;
+	}
+	if (i != IC_FILES - 1 || dir_index < 0)
+		return false;
+	make_entry(f, i, false);
+	/* After the 72: their inodes are outside the cluster. */
+	for (int k = 0; k < IC_DIR_ENTRIES; k++) {
+		char path[96];
+
+		snprintf(path, sizeof(path), BB_MNT "/f%02d/entry%d", dir_index, k);
+		kt_write_file(path, IC_FS_BLOCK, (unsigned int)(900 + k), true);
+	}
+	return true;
+}
+
 static void set_attrs(const struct ic_file *f, int i)
 {
 	struct timespec times[2] = {
@@ -56,7 +82,16 @@ static void set_attrs(const struct ic_file *f, int i)
 		{ .tv_sec = 1600000000 + i * 7919, .tv_nsec = 123456 + i },
 	};
 	mode_t mode = (f->is_dir ? 0700 : 0600) | (i % 8) << 3;
+	struct stat st;
 
+	REQUIRE(lstat(f->path, &st) == 0, "lstat %s: %s", f->path, strerror(errno));
+	if (S_ISLNK(st.st_mode)) {
+		/* A symlink has no mode of its own. */
+		REQUIRE(lchown(f->path, 1000 + i, 2000 + i) == 0 &&
+				utimensat(AT_FDCWD, f->path, times, AT_SYMLINK_NOFOLLOW) == 0,
+			"set attributes of %s: %s", f->path, strerror(errno));
+		return;
+	}
 	REQUIRE(chown(f->path, 1000 + i, 2000 + i) == 0 && chmod(f->path, mode) == 0 &&
 			utimensat(AT_FDCWD, f->path, times, 0) == 0,
 		"set attributes of %s: %s", f->path, strerror(errno));
@@ -64,36 +99,62 @@ static void set_attrs(const struct ic_file *f, int i)
 
 void ic_setup(struct ic_fs *fs, const char *backing, int dir_index, const char *mount_opts)
 {
+	struct ic_shape shape = { .make = make_dir_entries, .arg = &dir_index };
+
+	ic_setup_shape(fs, backing, &shape, mount_opts);
+	if (dir_index >= 0)
+		REQUIRE(fs->f[dir_index].in_bad_block, "directory %s is not in the bad block",
+			fs->f[dir_index].path);
+}
+
+/* bb_setup() for a V4 filesystem: no profile features. */
+static void setup_v4(const char *backing, const char *mkfs_opts)
+{
+	kt_allow_small_fs(BB_DEV);
+	kt_dust_create(BB_DUST, backing);
+	vt_must("mkfs.xfs -q -f %s %s", mkfs_opts, BB_DEV);
+	kt_mount(BB_DEV, BB_MNT, NULL);
+}
+
+int ic_dust_bad_blocks(void)
+{
+	int n = -1;
+	/* "countbadblocks: 1 badblock(s) found" */
+	const char *out = vt_out("dmsetup message %s 0 countbadblocks", BB_DUST);
+
+	REQUIRE(sscanf(out, "countbadblocks: %d", &n) == 1, "dm-dust countbadblocks: %s", out);
+	return n;
+}
+
+void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape *shape,
+		    const char *mount_opts)
+{
+	unsigned int isize = shape->inode_size ? shape->inode_size : IC_INODE_SIZE;
+	unsigned int bsize = shape->block_size ? shape->block_size : IC_FS_BLOCK;
+	char opts[256];
 	struct xfs_fsop_geom geo;
 	struct stat st;
 	int fd, nbad = 0, nneighbours = 0;
 
 	memset(fs, 0, sizeof(*fs));
-	bb_setup(backing, "-d agcount=4");
+	snprintf(opts, sizeof(opts), "-d agcount=4 %s", shape->mkfs_opts ? shape->mkfs_opts : "");
+	if (shape->v4)
+		setup_v4(backing, opts);
+	else
+		bb_setup(backing, opts);
 	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	close(fd);
-	REQUIRE(geo.inodesize == IC_INODE_SIZE && geo.blocksize == IC_FS_BLOCK,
-		"geometry: inode size %u, block size %u", geo.inodesize, geo.blocksize);
-	fs->piece = geo.sectsize > IC_INODE_SIZE ? geo.sectsize : IC_INODE_SIZE;
+	REQUIRE(geo.inodesize == isize && geo.blocksize == bsize,
+		"geometry: inode size %u, block size %u, want %u, %u", geo.inodesize,
+		geo.blocksize, isize, bsize);
+	fs->inode_size = isize;
+	fs->bad_inodes = IC_FS_BLOCK / isize;
+	fs->piece = geo.sectsize > isize ? geo.sectsize : isize;
 
-	for (int i = 0; i < IC_FILES; i++) {
-		if (i == dir_index) {
-			/* The first directory made after a mount goes to AG 0. */
-			kt_umount(BB_MNT);
-			kt_mount(BB_DEV, BB_MNT, NULL);
-		}
-		make_entry(&fs->f[i], i, i == dir_index);
-	}
-	if (dir_index >= 0) {
-		/* After the 72: their inodes are outside the cluster. */
-		for (int k = 0; k < IC_DIR_ENTRIES; k++) {
-			char path[96];
-
-			snprintf(path, sizeof(path), "%s/entry%d", fs->f[dir_index].path, k);
-			kt_write_file(path, IC_FS_BLOCK, (unsigned int)(900 + k), true);
-		}
-	}
+	for (int i = 0; i < IC_FILES; i++)
+		if (!shape->make || !shape->make(&fs->f[i], i, shape->arg))
+			make_entry(&fs->f[i], i, false);
 	for (int i = 0; i < IC_FILES; i++)
 		set_attrs(&fs->f[i], i);
 	vt_must("sync");
@@ -104,30 +165,28 @@ void ic_setup(struct ic_fs *fs, const char *backing, int dir_index, const char *
 	for (int i = 0; i < IC_FILES; i++) {
 		uint64_t ino;
 
-		kt_ino_gen(fs->f[i].path, &ino, &fs->f[i].gen);
-		REQUIRE(stat(fs->f[i].path, &fs->f[i].st) == 0, "stat %s", fs->f[i].path);
+		REQUIRE(lstat(fs->f[i].path, &fs->f[i].st) == 0, "lstat %s", fs->f[i].path);
+		if (!S_ISLNK(fs->f[i].st.st_mode))
+			kt_ino_gen(fs->f[i].path, &ino, &fs->f[i].gen);
 	}
 	fs->first = fs->f[IC_CLUSTER_FILE].st.st_ino & ~(uint64_t)(IC_CLUSTER_INODES - 1);
-	fs->bad_first = fs->first + IC_CLUSTER_INODES - IC_INODES_PER_BLOCK;
+	fs->bad_first = fs->first + IC_CLUSTER_INODES - fs->bad_inodes;
 	for (int i = 0; i < IC_FILES; i++) {
 		struct ic_file *f = &fs->f[i];
 		uint64_t ino = f->st.st_ino;
 
 		f->in_cluster = ino >= fs->first && ino < fs->first + IC_CLUSTER_INODES;
-		f->in_bad_block = ino >= fs->bad_first && ino < fs->bad_first + IC_INODES_PER_BLOCK;
+		f->in_bad_block = ino >= fs->bad_first && ino < fs->bad_first + fs->bad_inodes;
 		nbad += f->in_bad_block;
 		nneighbours += f->in_cluster && !f->in_bad_block;
 		printf("%s: ino %llu%s%s\n", f->path, (unsigned long long)ino,
-		       f->is_dir ? " (directory)" : "",
+		       f->is_dir ? " (directory)" : S_ISLNK(f->st.st_mode) ? " (symlink)" : "",
 		       f->in_bad_block ? " (bad block)" : f->in_cluster ? " (cluster)" : "");
 	}
-	REQUIRE(nbad == IC_INODES_PER_BLOCK &&
-			nneighbours == IC_CLUSTER_INODES - IC_INODES_PER_BLOCK,
+	REQUIRE(nbad == (int)fs->bad_inodes &&
+			nneighbours == IC_CLUSTER_INODES - (int)fs->bad_inodes,
 		"the cluster holds %d + %d of our files, want all %d inodes", nbad, nneighbours,
 		IC_CLUSTER_INODES);
-	if (dir_index >= 0)
-		REQUIRE(fs->f[dir_index].in_bad_block, "directory %s is not in the bad block",
-			fs->f[dir_index].path);
 	REQUIRE(stat(BB_MNT, &st) == 0 &&
 			(st.st_ino < fs->first || st.st_ino >= fs->first + IC_CLUSTER_INODES),
 		"the root directory is in the cluster");
@@ -141,7 +200,7 @@ void ic_setup(struct ic_fs *fs, const char *backing, int dir_index, const char *
 	       "dust block %llu\n", (unsigned long long)fs->first,
 	       (unsigned long long)fs->first + IC_CLUSTER_INODES - 1, fs->cluster_daddr,
 	       (unsigned long long)fs->bad_first,
-	       (unsigned long long)fs->bad_first + IC_INODES_PER_BLOCK - 1, fs->daddr,
+	       (unsigned long long)fs->bad_first + fs->bad_inodes - 1, fs->daddr,
 	       (unsigned long long)fs->dust_blk);
 	kt_mount(BB_DEV, BB_MNT, mount_opts);
 }
@@ -165,11 +224,13 @@ void ic_check_unchanged(const struct ic_fs *fs, bool all)
 
 		if (!f->in_cluster || (f->in_bad_block && !all))
 			continue;
-		rc = ic_stat(f->path, &st);
+		rc = lstat(f->path, &st) == 0 ? 0 : -errno;
 		CHECK(rc == 0, "stat %s: %s", f->path, strerror(-rc));
 		if (rc)
 			continue;
-		kt_ino_gen(f->path, &ino, &gen);
+		gen = f->gen;
+		if (!S_ISLNK(st.st_mode))
+			kt_ino_gen(f->path, &ino, &gen);
 		CHECK(st.st_ino == f->st.st_ino && st.st_mode == f->st.st_mode &&
 			      st.st_uid == f->st.st_uid && st.st_gid == f->st.st_gid &&
 			      st.st_nlink == f->st.st_nlink && st.st_size == f->st.st_size &&

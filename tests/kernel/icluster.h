@@ -4,7 +4,8 @@
  * on dm-dust with 72 files f00..f71 of known content, owner, mode and mtime.
  * 512-byte inodes in 4 KiB blocks: files 29..60 fill the 16 KiB cluster of
  * inodes 160..191 (checked), whose last 4 KiB block (8 inodes, files 53..60)
- * is the one the tests make unreadable.
+ * is the one the tests make unreadable.  ic_setup_shape() makes the same
+ * layout in other geometries.
  */
 #ifndef MAPPER_ICLUSTER_H
 #define MAPPER_ICLUSTER_H
@@ -36,8 +37,10 @@ struct ic_file {
 
 struct ic_fs {
 	struct ic_file f[IC_FILES];
+	unsigned int inode_size;	/* bytes */
+	unsigned int bad_inodes;	/* inodes in the bad 4 KiB block */
 	uint64_t first;			/* first inode of the cluster */
-	uint64_t bad_first;		/* first inode of its last block */
+	uint64_t bad_first;		/* first inode of its last 4 KiB */
 	unsigned long long daddr;	/* of that block (512-byte sectors) */
 	unsigned long long cluster_daddr;
 	uint64_t dust_blk;		/* dm-dust block (4 KiB) of daddr */
@@ -53,6 +56,32 @@ struct ic_fs {
  * @mount_opts (may be NULL), with cold caches and no damage yet.
  */
 void ic_setup(struct ic_fs *fs, const char *backing, int dir_index, const char *mount_opts);
+
+/*
+ * Another geometry or other kinds of files (issue 34, item 8).  Every
+ * geometry tested has 32-inode clusters, and the 72 files fill the second
+ * cluster of the root's chunk as above; the bad 4 KiB block at its end holds
+ * 4096 / inode size of them (fs->bad_inodes).
+ */
+struct ic_shape {
+	/* mkfs.xfs options after the profile's features and "-d agcount=4";
+	 * with @v4 the options alone (a V4 filesystem has neither the reverse
+	 * map nor reflink). */
+	const char *mkfs_opts;
+	bool v4;
+	unsigned int inode_size;	/* expected; 0: IC_INODE_SIZE */
+	unsigned int block_size;	/* expected; 0: IC_FS_BLOCK */
+	/* Makes entry @i itself (fills f->path, f->is_dir, f->size) and
+	 * returns true, or leaves it to the fixture (a regular file); NULL:
+	 * all regular files. */
+	bool (*make)(struct ic_file *f, int i, void *arg);
+	void *arg;
+};
+void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape *shape,
+		    const char *mount_opts);
+
+/* Remaining bad blocks of dm-dust ("countbadblocks"): a write clears one. */
+int ic_dust_bad_blocks(void);
 
 /* The file of @fs with inode @ino, or NULL. */
 struct ic_file *ic_file_of(struct ic_fs *fs, uint64_t ino);
