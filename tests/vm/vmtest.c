@@ -203,6 +203,23 @@ double vt_mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int vt_debug_locks(void)
+{
+	FILE *f = fopen("/proc/lockdep_stats", "r");
+	char line[256];
+	int value = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " debug_locks: %d", &value) == 1)
+			break;
+		value = -1;
+	}
+	fclose(f);
+	return value;
+}
+
 int vt_kernel_log_problems(void)
 {
 	static const char *const patterns[] = {
@@ -237,6 +254,13 @@ int vt_kernel_log_problems(void)
 		}
 	}
 	pclose(p);
+	/* Lockdep stops checking after its first report, or when it runs out
+	 * of room (that one prints "BUG:" above): the rest of the test ran
+	 * unchecked. */
+	if (vt_debug_locks() == 0) {
+		fprintf(stderr, "kernel: lockdep turned itself off (debug_locks 0)\n");
+		problems++;
+	}
 	return problems;
 }
 

@@ -34,8 +34,12 @@ void vt_must(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Output of a shell command (trailing newline removed) in a static buffer. */
 const char *vt_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Number of kernel log lines with BUG, WARNING, lockdep, KASAN or UBSAN
- * reports since boot; each one is printed. */
+ * reports since boot; each one is printed.  On a kernel with lockdep,
+ * debug_locks 0 (lockdep turned itself off) counts as one more. */
 int vt_kernel_log_problems(void);
+/* Lockdep's debug_locks (/proc/lockdep_stats): 1 while it checks, 0 once
+ * it turned itself off, -1 on a kernel without lockdep. */
+int vt_debug_locks(void);
 /* Ground truth from FIEMAP (file data synced first): the device byte that
  * holds byte @offset of @path, and the extent's FIEMAP_EXTENT_* flags (may be
  * NULL).  0, -ENOENT when no extent holds @offset (a hole), or -errno. */
