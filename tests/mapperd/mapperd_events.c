@@ -17,7 +17,10 @@
  *  4. a file whose inode core fails verification (two bytes of di_mode
  *     overwritten while unmounted): stat fails with EUCLEAN; the kernel's
  *     report names the inode (kernel/patches 0018) and mapperd stores a
- *     finding of kind inode with that inode and the file's path;
+ *     finding of kind inode with that inode and the file's path.  A kernel
+ *     whose report does not name the inode (stock Linux 7.x: the test's own
+ *     listener sees a report without a handle) skips the finding's checks
+ *     with a message;
  *  5. SIGTERM stops the daemon cleanly (exit 0).
  * Classic profile: mapperd builds its directory index of the filesystem
  * before step 1 (status: one ready, as many directories as the tree has),
@@ -113,6 +116,34 @@ static bool wait_reports(int fan, uint32_t n)
 			seen += ev[i].count;
 	}
 	return seen >= n;
+}
+
+/*
+ * Feature probe of step 4: does the kernel's FAN_FS_ERROR report for an
+ * inode whose core fails verification name that inode?  Stock Linux reports
+ * such an inode (still being loaded) for the whole filesystem, with no
+ * handle; our patched kernel names it.  A kernel that reports nothing at
+ * all fails the test.
+ */
+static bool kernel_names_inode(int fan, uint64_t ino)
+{
+	struct kt_fserror ev[8];
+	bool named = false;
+	int got = 0, n;
+	double end = mdt_mono() + 10;
+
+	/* After the first report, 3 s more for one that names the inode. */
+	while (!named && mdt_mono() < end && (n = kt_fserror_read(fan, 1000, ev, 8)) >= 0) {
+		for (int i = 0; i < n; i++) {
+			kt_fserror_print("step 4 report", &ev[i]);
+			named |= ev[i].has_inode && ev[i].ino == ino;
+		}
+		if (n > 0 && got == 0 && mdt_mono() + 3 < end)
+			end = mdt_mono() + 3;
+		got += n;
+	}
+	CHECK(got > 0, "the kernel reported nothing for the corrupt inode core within 10 s");
+	return named;
 }
 
 /* Directories of the tree, the root included. */
@@ -310,19 +341,28 @@ int main(int argc, char **argv)
 		(unsigned long long)fx_inode_byte(broken_ino) + 2);
 	fx_mount();
 	CHECK(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mount not noticed");
+	fan = kt_fserror_listen(FX_MNT);
 	t0 = mdt_mono();
 	struct stat st;
 	err = stat(FX_MNT "/tree/d02/s0/f01.dat", &st) == 0 ? 0 : errno;
 	CHECK(err == EUCLEAN, "stat of %s: %s, expected EUCLEAN", broken, strerror(err));
-	latency = mdt_wait_finding(match_inode, &broken_ino, t0, 20, &f);
-	CHECK(latency >= 0, "no inode finding for %s (inode %llu) within 20 s", broken,
-	      (unsigned long long)broken_ino);
-	if (latency >= 0) {
-		printf("inode core corrupt -> stored finding (inode) in %.3f s\n", latency);
-		static const char *const names[] = { "tree/d02/s0/f01.dat" };
-		check_paths(&f, names, 1);
-		map_finding_clear(&f);
+	if (kernel_names_inode(fan, broken_ino)) {
+		latency = mdt_wait_finding(match_inode, &broken_ino, t0, 20, &f);
+		CHECK(latency >= 0, "no inode finding for %s (inode %llu) within 20 s", broken,
+		      (unsigned long long)broken_ino);
+		if (latency >= 0) {
+			printf("inode core corrupt -> stored finding (inode) in %.3f s\n", latency);
+			static const char *const names[] = { "tree/d02/s0/f01.dat" };
+			check_paths(&f, names, 1);
+			map_finding_clear(&f);
+		}
+	} else {
+		printf("SKIPPED step 4's inode finding: this kernel reported the inode core that "
+		       "fails verification without naming the inode (stock Linux; our "
+		       "kernel/patches 0018 names it), so no event can lead to inode %llu\n",
+		       (unsigned long long)broken_ino);
 	}
+	close(fan);
 
 	/* mapctl reads what the daemon stored. */
 	const char *files = vt_out("%s --db %s files 2>&1", mdt_mapctl, MDT_DB);
