@@ -9,8 +9,8 @@
  * so it runs no other program on these paths (rsync resolved them again as
  * strings): each path
  * is walked one name at a time with O_NOFOLLOW from the mount root
- * (path_check.c), its last name must still be the recorded inode and
- * generation, and the copy (restore_copy.c) writes through the descriptors
+ * (act_path_check.c), its last name must still be the recorded inode and
+ * generation, and the copy (act_restore_copy.c) writes through the descriptors
  * of that walk.  A folder swapped for a symbolic link after the walk changes
  * nothing: the descriptors hold the real folder and the real file.  A path
  * whose walk meets a link, another filesystem or another inode is refused
@@ -35,11 +35,11 @@
 #include <linux/fs.h>
 
 #include "mapctl.h"
-#include "path_check.h"
-#include "refetch_dir.h"
-#include "restore_copy.h"
-#include "restore_list.h"
-#include "restore_verify.h"
+#include "act_path_check.h"
+#include "act_refetch_dir.h"
+#include "act_restore_copy.h"
+#include "act_restore_list.h"
+#include "act_restore_verify.h"
 
 /* The orphanage: where xfs_repair and online repair put files whose name
  * was lost, each named by its inode number. */
@@ -81,7 +81,7 @@ struct entry {
 	bool orphan_removed;
 	char detail[512];	/* why, for people */
 	char orphan_note[512];
-	char put_back[1024];	/* a folder: its entries put back (refetch_dir.c) */
+	char put_back[1024];	/* a folder: its entries put back (act_refetch_dir.c) */
 };
 
 struct refetch {
@@ -434,10 +434,10 @@ static bool mirror_is_this_fs(const struct refetch *r)
 }
 
 /* Each folder restored gets the mirror's entries it lacks, then lost+found
- * loses the orphans that are copies of them (refetch_dir.c).  0 or -errno. */
+ * loses the orphans that are copies of them (act_refetch_dir.c).  0 or -errno. */
 static int put_back_entries(struct refetch *r)
 {
-	const struct refetch_src src = { .ctl = r->ctl, .fs = r->fs, .rootfd = r->rootfd,
+	const struct refetch_src src = { .fs = r->fs, .rootfd = r->rootfd,
 		.dev = r->dev, .from = r->from, .mirror_fd = r->mirror_fd };
 
 	for (size_t i = 0; i < r->n; i++) {

@@ -31,8 +31,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "offline_device.h"
-#include "offline_mount.h"
+#include "act_offline_device.h"
+#include "act_offline_mount.h"
 #include "xfs_repair_run.h"
 #include "repair_offline.h"
 
@@ -846,7 +846,7 @@ static int settle_earlier_repair(struct offline *x)
 /* ---- step 3: mount back ---- */
 
 /* At the recorded mount point, opened without following symbolic links and
- * checked to be root's (offline_mount.c): 0, -EPERM when refused, or
+ * checked to be root's (act_offline_mount.c): 0, -EPERM when refused, or
  * another negative errno; why in @why. */
 static int mount_back(struct offline *x, char *why, size_t len)
 {
