@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "act_repair_plan.h"
 #include "mapctl.h"
 #include "repair_offline.h"
-#include "repair_plan.h"
 #include "xfs_abi.h"
 
 /* A cancelled scan is retried this often: it settles once the rebuilds
@@ -479,6 +479,41 @@ static void print_results(const struct repair_plan *p, const char *mnt)
 	}
 }
 
+/* The plan for people: one line per finding, its steps in order. */
+static void print_plan(FILE *out, const struct repair_plan *p, const char *mnt)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_item *it = &p->v[i];
+
+		fprintf(out, "  %-11s #%lld %s", repair_phase_name(it->steps[0].phase),
+			(long long)it->f.id, it->f.kind);
+		if (it->f.agno >= 0 && !it->f.ino)
+			fprintf(out, " AG %lld", (long long)it->f.agno);
+		if (it->f.ino)
+			fprintf(out, " inode %llu", (unsigned long long)it->f.ino);
+		if (it->f.npaths) {
+			fputc(' ', out);
+			print_path_text(out, mnt, it->f.paths[0]);
+			if (it->f.npaths > 1)
+				fprintf(out, " (+%zu more name%s)", it->f.npaths - 1,
+					it->f.npaths == 2 ? "" : "s");
+		}
+		fputs(":", out);
+		for (int k = 0; k < it->nsteps; k++) {
+			const struct map_scrub_type_info *t = map_scrub_type(it->steps[k].type);
+
+			fprintf(out, "%s %s", k ? "," : "", t ? t->name : "?");
+			if (it->steps[k].unsupported)
+				fprintf(out, " [cannot be done online: %s]", it->steps[k].unsupported);
+		}
+		if (it->on_lost_sector)
+			fputs(" (its record is in an unreadable range)", out);
+		else if (it->unreadable)
+			fputs(" (unreadable blocks)", out);
+		fputc('\n', out);
+	}
+}
+
 static int run(struct ctl *ctl, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -606,7 +641,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	if (!ctl->json) {
 		printf("%s: repair plan, %zu damaged object%s in the order they are rebuilt:\n",
 		       shown(mnt), plan.n, plan.n == 1 ? "" : "s");
-		repair_plan_print(stdout, &plan, mnt);
+		print_plan(stdout, &plan, mnt);
 		if (plan.data_findings)
 			printf("  %-11s %zu damaged file range%s: the kernel cannot rebuild data, "
 			       "a mirror can\n", "refetch", plan.data_findings,
