@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "act_refetch.h"
 #include "act_repair_plan.h"
 #include "map.h"
 
@@ -64,5 +65,7 @@ int repair_plan_run(struct map_fs *fs, struct map_store *st, int64_t fs_id, stru
 /* The word recorded for a step's outcome (history keeps the words it
  * always had: healed and lost-data are "repaired"). */
 const char *repair_step_word(enum repair_outcome o);
+
+/* ---- refetch: act_refetch.h (the run and its rows), act_refetch.c ---- */
 
 #endif
