@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "mapctl.h"
-#include "restore_list.h"
+#include "act_restore_list.h"
 
 static int run(struct ctl *ctl, int argc, char **argv)
 {

@@ -9,273 +9,6 @@
 
 #include "mapctl.h"
 #include "repair_offline.h"
-#include "repair_plan.h"
-#include "xfs_abi.h"
-
-/* A cancelled scan is retried this often: it settles once the rebuilds
- * before it have been written out. */
-#define REPAIR_CANCEL_RETRIES 3
-
-struct collect {
-	struct repair_plan *plan;
-	const struct repair_caps *caps;
-	int64_t only;			/* --finding ID, or 0 */
-	bool only_is_data;		/* ... and it is file data */
-};
-
-static int collect(const struct map_finding *f, void *arg)
-{
-	struct collect *c = arg;
-
-	if (c->only && f->id != c->only)
-		return 0;
-	if (c->only && !strcmp(f->kind, "file"))
-		c->only_is_data = true;
-	return repair_plan_add(c->plan, c->caps, f);
-}
-
-/*
- * One scrub call on the object of @it.  The kernel takes an inode only with
- * its exact generation, and the one recorded may be stale or unknown (0):
- * an inode whose cluster could not be read had none to record, and a
- * cluster rebuild gives the inodes it rebuilds new generations.  So on
- * ENOENT the call is made once more with the generation the inode has now;
- * a repair only ever rebuilds the metadata of what is there.  (The first
- * call is not wasted: when the cluster could not be read the kernel
- * rebuilds it before it looks at the generation.)
- */
-static int scrub_object(struct map_fs *fs, struct plan_item *it, uint32_t type, uint32_t iflags,
-			uint32_t *oflags)
-{
-	const struct map_scrub_type_info *t = map_scrub_type(type);
-	uint32_t agno = t->scope == MAP_SCOPE_AG ? (uint32_t)(it->f.agno < 0 ? 0 : it->f.agno) : 0;
-	uint64_t ino = t->scope == MAP_SCOPE_INODE ? it->f.ino : 0;
-	uint32_t gen = t->scope == MAP_SCOPE_INODE ? it->f.gen : 0, now;
-	int rc = map_scrub_call(map_fs_fd(fs), type, agno, ino, gen, iflags, oflags);
-
-	if (rc == -ENOENT && ino && map_inode_generation(fs, ino, &now) == 0 && now != gen) {
-		*oflags = 0;
-		rc = map_scrub_call(map_fs_fd(fs), type, agno, ino, now, iflags, oflags);
-		if (rc != -ENOENT)
-			it->f.gen = now;
-	}
-	return rc;
-}
-
-/* Ask the kernel to rebuild one type of one object, then check it again. */
-static void run_step(struct map_fs *fs, struct plan_item *it, struct plan_step *s)
-{
-	const struct map_fs_info *info = map_fs_info(fs);
-	const struct map_scrub_type_info *t = map_scrub_type(s->type);
-	uint64_t ino = t->scope == MAP_SCOPE_INODE ? it->f.ino : 0;
-	/* A block known to be unreadable is rebuilt elsewhere even if the
-	 * check cannot see the damage from the copy in memory.  Not needed for
-	 * an inode: a cluster that fails to read is never cached, the check
-	 * sees it, and the repair rebuilds the cluster's lost inodes. */
-	uint32_t iflags = XFS_SCRUB_IFLAG_REPAIR |
-			  (it->unreadable && s->type != XFS_SCRUB_TYPE_INODE ?
-			   XFS_SCRUB_IFLAG_FORCE_REBUILD : 0);
-	uint32_t oflags = 0, after = 0;
-	char buf[96];
-	int rc;
-
-	if (s->unsupported) {
-		s->outcome = OUTCOME_UNSUPPORTED;
-		snprintf(s->detail, sizeof(s->detail), "%s: %s", t->name, s->unsupported);
-		return;
-	}
-	if (t->scope == MAP_SCOPE_INODE && !ino) {
-		s->outcome = OUTCOME_FAILED;
-		snprintf(s->detail, sizeof(s->detail), "%s: no inode recorded", t->name);
-		return;
-	}
-	rc = scrub_object(fs, it, s->type, iflags, &oflags);
-	/* A directory or parent rebuild scans every inode; a change during
-	 * the scan (our own earlier rebuilds included) cancels it: again. */
-	for (int again = 0; rc == -ECANCELED && again < REPAIR_CANCEL_RETRIES; again++)
-		rc = scrub_object(fs, it, s->type, iflags, &oflags);
-	if (rc == -EOPNOTSUPP) {
-		s->outcome = OUTCOME_UNSUPPORTED;
-		snprintf(s->detail, sizeof(s->detail), "%s: %s", t->name,
-			 !info->geo.rmapbt ? "needs the reverse-mapping btree (rmapbt)"
-					   : "this kernel cannot rebuild it online");
-		return;
-	}
-	if (rc == -ENOENT && t->scope == MAP_SCOPE_INODE) {
-		/* Not found with any generation: a cluster rebuild found it free,
-		 * or the kernel cannot load it; either way the mirror has it. */
-		s->outcome = OUTCOME_LOST;
-		snprintf(s->detail, sizeof(s->detail), "%s: the kernel finds no inode %llu (ENOENT)",
-			 t->name, (unsigned long long)ino);
-		if (!it->lost[0])
-			snprintf(it->lost, sizeof(it->lost), "the kernel finds no inode there now: "
-				 "refetch puts the file back");
-		return;
-	}
-	if (rc == -EIO && s->type == XFS_SCRUB_TYPE_SYMLINK && it->unreadable) {
-		/* The kernel will not invent a target it cannot read. */
-		s->outcome = OUTCOME_LOST;
-		snprintf(s->detail, sizeof(s->detail),
-			 "%s: the target is unreadable and left as it is", t->name);
-		return;
-	}
-	if (rc) {
-		s->outcome = OUTCOME_FAILED;
-		snprintf(s->detail, sizeof(s->detail), "%s: %s", t->name, map_strerror(rc));
-		return;
-	}
-	if (oflags & XFS_SCRUB_OFLAG_NO_REPAIR_NEEDED) {
-		s->outcome = OUTCOME_NOT_NEEDED;
-		snprintf(s->detail, sizeof(s->detail), "%s: the kernel found nothing to rebuild",
-			 t->name);
-		return;
-	}
-	rc = scrub_object(fs, it, s->type, 0, &after);
-	if (rc || (after & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT))) {
-		s->outcome = OUTCOME_FAILED;
-		snprintf(s->detail, sizeof(s->detail), "%s: still damaged after the rebuild (%s)",
-			 t->name, rc ? map_strerror(rc) : map_scrub_oflags_str(after, buf, sizeof(buf)));
-		return;
-	}
-	s->outcome = OUTCOME_HEALED;
-	s->rebuilt = true;
-	snprintf(s->detail, sizeof(s->detail), "%s: rebuilt and checked clean", t->name);
-}
-
-/* What a rebuild over unreadable blocks cannot bring back. */
-static const char *what_was_lost(const struct plan_item *it, const struct plan_step *s,
-				 const struct map_geometry *geo)
-{
-	if (!it->unreadable)
-		return NULL;
-	switch (s->type) {
-	case XFS_SCRUB_TYPE_INODE:
-		/* Its neighbours in the cluster are kept as they were. */
-		return it->on_lost_sector ? "the inode was rebuilt: its size, mode, owner and "
-					    "times are approximate" : NULL;
-	case XFS_SCRUB_TYPE_XATTR:
-		return "the extended attributes stored in the unreadable blocks were dropped";
-	case XFS_SCRUB_TYPE_SYMLINK:
-		return "the symlink target could not be read";
-	case XFS_SCRUB_TYPE_DIR:
-		/* Parent pointers give back every name; without them, the
-		 * children of lost entries go to the orphanage. */
-		return geo->parent ? NULL : "names in the unreadable blocks: their files are in "
-					    "lost+found";
-	default:
-		return NULL;
-	}
-}
-
-/* The outcome of a finding from its steps: the worst one. */
-static void settle(struct plan_item *it, const struct map_geometry *geo)
-{
-	enum repair_outcome worst = OUTCOME_NOT_NEEDED;
-
-	for (int k = 0; k < it->nsteps; k++) {
-		struct plan_step *s = &it->steps[k];
-		const char *lost = NULL;
-
-		/* An inode on a lost sector that needed nothing was rebuilt
-		 * already, with its cluster, by the step of a neighbour. */
-		if (s->outcome == OUTCOME_HEALED || s->outcome == OUTCOME_LOST ||
-		    (s->outcome == OUTCOME_NOT_NEEDED && s->type == XFS_SCRUB_TYPE_INODE &&
-		     it->on_lost_sector))
-			lost = what_was_lost(it, s, geo);
-		if (lost) {
-			if (s->outcome != OUTCOME_LOST) {
-				s->outcome = OUTCOME_LOST;
-				if (!s->rebuilt)
-					snprintf(s->detail, sizeof(s->detail), "%s",
-						 "inode: rebuilt with its cluster by an earlier step");
-			}
-			if (!it->lost[0])
-				snprintf(it->lost, sizeof(it->lost), "%s", lost);
-		}
-		if (s->outcome > worst)
-			worst = s->outcome;
-	}
-	it->outcome = worst;
-}
-
-/* Everything rebuilt is checked once more at the end: a later step (a
- * directory rebuild moving children, say) may have disturbed an earlier one. */
-static void recheck(struct map_fs *fs, struct plan_item *it)
-{
-	for (int k = 0; k < it->nsteps; k++) {
-		struct plan_step *s = &it->steps[k];
-		const struct map_scrub_type_info *t = map_scrub_type(s->type);
-		uint32_t after = 0;
-		char buf[96];
-		int rc;
-
-		if (!s->rebuilt || s->outcome == OUTCOME_FAILED)
-			continue;	/* only what this run rebuilt */
-		rc = scrub_object(fs, it, s->type, 0, &after);
-		if (rc || (after & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT))) {
-			s->outcome = OUTCOME_FAILED;
-			snprintf(s->detail, sizeof(s->detail), "%s: damaged again at the final check (%s)",
-				 t->name, rc ? map_strerror(rc) : map_scrub_oflags_str(after, buf, sizeof(buf)));
-		}
-	}
-}
-
-/*
- * Rebuilding AG headers and btrees leaves the summary counters marked sick;
- * until they are checked the filesystem cannot be unmounted clean.  After a
- * directory rebuild the link counts may be off too.  Ask the kernel to
- * recount (fscounters freezes the filesystem for a moment).
- */
-static int recount(const struct ctl *ctl, struct map_fs *fs, struct map_store *st, int64_t fs_id,
-		   uint32_t type, const char *why)
-{
-	const struct map_scrub_type_info *t = map_scrub_type(type);
-	uint32_t oflags = 0;
-	char detail[160];
-	int rc = map_scrub_call(map_fs_fd(fs), type, 0, 0, 0, XFS_SCRUB_IFLAG_REPAIR, &oflags);
-	const char *outcome = rc ? "failed" :
-			      (oflags & XFS_SCRUB_OFLAG_NO_REPAIR_NEEDED) ? "not-needed" : "repaired";
-
-	snprintf(detail, sizeof(detail), "%s: %s", t->name, rc ? map_strerror(rc) : why);
-	if (!ctl->json)
-		printf("  %-11s %-12s %s\n", "summary", outcome, detail);
-	return record_action(st, fs_id, 0, "repair", outcome, detail);
-}
-
-/* Word recorded for a step (history keeps the words it always had). */
-static const char *step_word(enum repair_outcome o)
-{
-	return o == OUTCOME_HEALED || o == OUTCOME_LOST ? "repaired" : repair_outcome_name(o);
-}
-
-/* One finding's steps, its outcome and the state it leads to, in one
- * transaction: all or nothing. */
-static int record_item(struct map_store *st, int64_t fs_id, const struct plan_item *it)
-{
-	char detail[512];
-	int state = -1;
-	int rc = map_store_begin(st);
-
-	if (rc)
-		return rc;
-	for (int k = 0; k < it->nsteps && rc == 0; k++)
-		rc = record_action(st, fs_id, it->f.id, "repair", step_word(it->steps[k].outcome),
-				   it->steps[k].detail);
-	snprintf(detail, sizeof(detail), "%s%s%s", repair_outcome_name(it->outcome),
-		 it->lost[0] ? ": " : "", it->lost);
-	if (rc == 0)
-		rc = record_action(st, fs_id, it->f.id, "repair-result",
-				   repair_outcome_name(it->outcome), detail);
-	switch (it->outcome) {
-	case OUTCOME_NOT_NEEDED: state = MAP_STATE_RESOLVED; break;
-	case OUTCOME_HEALED:
-	case OUTCOME_LOST: state = MAP_STATE_REPAIRED; break;
-	default: break;
-	}
-	if (rc == 0 && state >= 0)
-		rc = map_store_finding_set_state(st, it->f.id, (enum map_finding_state)state);
-	return store_finish(st, rc);
-}
 
 static bool confirm(const struct ctl *ctl, size_t n, const char *mnt)
 {
@@ -400,58 +133,24 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 	json_close(&j);
 }
 
-/* Run the plan phase by phase, and in each phase the scrub types in their
- * rank order across all findings; returns how many outcomes were not
- * recorded. */
-static int execute(const struct ctl *ctl, struct map_fs *fs, struct map_store *st, int64_t fs_id,
-		   struct repair_plan *p)
+/* Each step as it ends, and the recounts, for people (not with --json). */
+static void show_step(const struct plan_item *it, const struct plan_step *s, void *arg)
 {
-	const struct map_geometry *geo = &map_fs_info(fs)->geo;
-	bool rebuilt = false, relinked = false;
-	int unrecorded = 0;
+	(void)arg;
+	printf("  %-11s #%-5lld %-12s %s\n", repair_phase_name(s->phase), (long long)it->f.id,
+	       repair_step_word(s->outcome), s->detail);
+	fflush(stdout);
+}
 
-	for (int ph = 0; ph < PHASE_NR * REPAIR_RANKS; ph++) {
-		for (size_t i = 0; i < p->n; i++) {
-			struct plan_item *it = &p->v[i];
+static void show_recount(const char *outcome, const char *detail, void *arg)
+{
+	(void)arg;
+	printf("  %-11s %-12s %s\n", "summary", outcome, detail);
+}
 
-			for (int k = 0; k < it->nsteps; k++) {
-				struct plan_step *s = &it->steps[k];
-
-				if ((int)s->phase != ph / REPAIR_RANKS ||
-				    repair_step_rank(s->type) != ph % REPAIR_RANKS)
-					continue;
-				run_step(fs, it, s);
-				if (s->outcome == OUTCOME_HEALED || s->outcome == OUTCOME_LOST) {
-					rebuilt = true;
-					relinked |= s->type == XFS_SCRUB_TYPE_DIR ||
-						    s->type == XFS_SCRUB_TYPE_PARENT;
-				}
-				if (!ctl->json) {
-					printf("  %-11s #%-5lld %-12s %s\n", repair_phase_name(s->phase),
-					       (long long)it->f.id, step_word(s->outcome), s->detail);
-					fflush(stdout);
-				}
-			}
-		}
-	}
-	for (size_t i = 0; i < p->n; i++) {
-		recheck(fs, &p->v[i]);
-		settle(&p->v[i], geo);
-		int wrc = record_item(st, fs_id, &p->v[i]);
-
-		if (wrc) {
-			fail(ctl, wrc, "recording the repair of finding #%lld",
-			     (long long)p->v[i].f.id);
-			unrecorded++;
-		}
-	}
-	if (relinked && recount(ctl, fs, st, fs_id, XFS_SCRUB_TYPE_NLINKS,
-				"link counts checked after the directory rebuilds"))
-		unrecorded++;
-	if (rebuilt && recount(ctl, fs, st, fs_id, XFS_SCRUB_TYPE_FSCOUNTERS,
-			       "summary counters recounted after the rebuild"))
-		unrecorded++;
-	return unrecorded;
+static void say_unrecorded(int64_t finding_id, int err, void *arg)
+{
+	fail(arg, err, "recording the repair of finding #%lld", (long long)finding_id);
 }
 
 static void print_results(const struct repair_plan *p, const char *mnt)
@@ -479,6 +178,41 @@ static void print_results(const struct repair_plan *p, const char *mnt)
 	}
 }
 
+/* The plan for people: one line per finding, its steps in order. */
+static void print_plan(FILE *out, const struct repair_plan *p, const char *mnt)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_item *it = &p->v[i];
+
+		fprintf(out, "  %-11s #%lld %s", repair_phase_name(it->steps[0].phase),
+			(long long)it->f.id, it->f.kind);
+		if (it->f.agno >= 0 && !it->f.ino)
+			fprintf(out, " AG %lld", (long long)it->f.agno);
+		if (it->f.ino)
+			fprintf(out, " inode %llu", (unsigned long long)it->f.ino);
+		if (it->f.npaths) {
+			fputc(' ', out);
+			print_path_text(out, mnt, it->f.paths[0]);
+			if (it->f.npaths > 1)
+				fprintf(out, " (+%zu more name%s)", it->f.npaths - 1,
+					it->f.npaths == 2 ? "" : "s");
+		}
+		fputs(":", out);
+		for (int k = 0; k < it->nsteps; k++) {
+			const struct map_scrub_type_info *t = map_scrub_type(it->steps[k].type);
+
+			fprintf(out, "%s %s", k ? "," : "", t ? t->name : "?");
+			if (it->steps[k].unsupported)
+				fprintf(out, " [cannot be done online: %s]", it->steps[k].unsupported);
+		}
+		if (it->on_lost_sector)
+			fputs(" (its record is in an unreadable range)", out);
+		else if (it->unreadable)
+			fputs(" (unreadable blocks)", out);
+		fputc('\n', out);
+	}
+}
+
 static int run(struct ctl *ctl, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -495,9 +229,10 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	};
 	struct repair_plan plan = { 0 };
 	struct repair_caps caps;
-	struct collect col = { .plan = &plan, .caps = &caps };
 	struct offline_opts off = { 0 };
 	bool all = false, yes = false, dry_run = false, offline = false, offline_plan = false;
+	bool only_is_data = false;
+	int64_t only = 0;
 	struct map_store *st = NULL;
 	struct map_store_fs sfs;
 	struct map_fs *fs = NULL;
@@ -510,8 +245,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		switch (c) {
 		case 'f':
 			errno = 0;
-			col.only = strtoll(optarg, &end, 10);
-			if (errno || *end || col.only <= 0)
+			only = strtoll(optarg, &end, 10);
+			if (errno || *end || only <= 0)
 				return fail(ctl, 0, "--finding wants a finding number, not '%s'", optarg);
 			break;
 		case 'a': all = true; break;
@@ -532,11 +267,11 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		return fail(ctl, 0, "which filesystem? (mapctl repair PATH [--finding ID | --all])");
 	if (optind + 1 < argc)
 		return fail(ctl, 0, "one filesystem at a time ('%s' is extra)", argv[optind + 1]);
-	if (all && col.only)
+	if (all && only)
 		return fail(ctl, 0, "--all and --finding do not go together");
 	if (offline && offline_plan)
 		return fail(ctl, 0, "--offline-plan prints what --offline does: give one of them");
-	if ((offline || offline_plan) && (col.only || dry_run))
+	if ((offline || offline_plan) && (only || dry_run))
 		return fail(ctl, 0, "the offline path covers the whole filesystem: no --finding "
 			    "or --dry-run (--offline-plan is its dry run)");
 	if (off.no_mount && !offline)
@@ -569,29 +304,22 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			  "filesystems (mount -o remount,rw %s)", shown(mnt), shown(mnt));
 		goto out;
 	}
-	repair_caps_probe(map_fs_fd(fs), &info->geo, &caps);
-	if (geteuid() != 0) {
-		/* Only root may ask; the plan still shows what would be tried. */
-		caps.kernel_repairs = true;
-		caps.kernel_why = NULL;
-	}
-	rc = map_store_findings(st, fs_id, 0, collect, &col);
+	rc = repair_plan_build(fs, st, fs_id, only, &plan, &caps, &only_is_data);
 	if (rc) {
 		rc = fail(ctl, rc, "reading the database");
 		goto out;
 	}
-	if (col.only && col.only_is_data) {
+	if (only && only_is_data) {
 		rc = fail(ctl, 0, "finding #%lld is file data: the kernel cannot rebuild data; "
-			  "mapctl refetch %s --from MIRROR puts it back", (long long)col.only,
+			  "mapctl refetch %s --from MIRROR puts it back", (long long)only,
 			  shell_word(mnt));
 		goto out;
 	}
-	if (col.only && plan.n == 0) {
+	if (only && plan.n == 0) {
 		rc = fail(ctl, 0, "finding #%lld is not an open metadata finding of %s",
-			  (long long)col.only, shown(mnt));
+			  (long long)only, shown(mnt));
 		goto out;
 	}
-	repair_plan_sort(&plan);
 	struct tally t;
 	tally_plan(&plan, &t);
 	if (plan.n == 0) {
@@ -606,7 +334,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	if (!ctl->json) {
 		printf("%s: repair plan, %zu damaged object%s in the order they are rebuilt:\n",
 		       shown(mnt), plan.n, plan.n == 1 ? "" : "s");
-		repair_plan_print(stdout, &plan, mnt);
+		print_plan(stdout, &plan, mnt);
 		if (plan.data_findings)
 			printf("  %-11s %zu damaged file range%s: the kernel cannot rebuild data, "
 			       "a mirror can\n", "refetch", plan.data_findings,
@@ -628,7 +356,12 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		goto out;
 	}
 
-	int unrecorded = execute(ctl, fs, st, fs_id, &plan);
+	const struct repair_run_ops ops = {
+		.step = ctl->json ? NULL : show_step,
+		.recount = ctl->json ? NULL : show_recount,
+		.unrecorded = say_unrecorded, .arg = ctl,
+	};
+	int unrecorded = repair_plan_run(fs, st, fs_id, &plan, &ops);
 	tally_plan(&plan, &t);
 	if (ctl->json) {
 		json_plan(&plan, &caps, info->uuid, mnt, false);

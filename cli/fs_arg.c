@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "mapctl.h"
-#include "offline_device.h"
+#include "act_offline_device.h"
 
 /* Candidates named when an argument fits several recorded filesystems or
  * none: a screenful; past it, a count. */

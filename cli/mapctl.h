@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "map.h"
+#include "map_act.h"
 
 /* Exit statuses (DESIGN.md): */
 #define EXIT_CLEAN	0	/* no open problems */
@@ -65,18 +66,6 @@ int fs_id_for_path(const struct ctl *ctl, struct map_store *st, const char *path
  * them.  Returns 0 or EXIT_ERROR after saying why. */
 int fs_from_store(const struct ctl *ctl, struct map_store *st, const char *arg, int64_t *fs_id,
 		  struct map_store_fs *out);
-
-/* Record what was done about a finding (finding_id 0: the filesystem),
- * by the invoking user. */
-int record_action(struct map_store *st, int64_t fs_id, int64_t finding_id, const char *action,
-		  const char *outcome, const char *detail);
-
-/* End a transaction begun with map_store_begin(): commit when @rc is 0,
- * roll back otherwise.  0, or the first error (@rc, or the commit's). */
-int store_finish(struct map_store *st, int rc);
-
-/* The invoking user, for the record ("root", "alice (uid 1000)"). */
-const char *user_name(void);
 
 /* Sizes and times for people. */
 const char *human_bytes(uint64_t bytes, char *buf, size_t len);

@@ -31,9 +31,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "offline_device.h"
-#include "offline_mount.h"
-#include "xfs_repair_run.h"
+#include "act_offline_device.h"
+#include "act_offline_mount.h"
+#include "act_xfs_repair_run.h"
 #include "repair_offline.h"
 
 /*
@@ -666,17 +666,27 @@ static int record_started(pid_t pid, unsigned long long start, void *arg)
 	return record_action(s->x->st, s->x->t.fs_id, 0, "xfs_repair", "started", detail);
 }
 
+/* A line of xfs_repair's output for people, escaped, as it comes. */
+static void show_repair_line(const char *line, void *arg)
+{
+	struct started *s = arg;
+
+	fprintf(s->x->say, "    %s\n", shown(line));
+	fflush(s->x->say);
+}
+
 static int xfs_repair(struct offline *x, bool check, int pass, struct xfs_repair_result *xr)
 {
 	char log[PATH_MAX], status[PATH_MAX];
 	struct started s = { x, pass };
 	struct xfs_repair_job job = {
 		.device = x->t.device, .rdev = x->t.rdev, .check = check, .log = log,
-		.status = status, .started = check ? NULL : record_started, .arg = &s,
+		.status = status, .started = check ? NULL : record_started,
+		.line = show_repair_line, .arg = &s,
 	};
 	int rc = repair_files(x, log, status, sizeof(log));
 
-	return rc ? rc : run_xfs_repair(&job, x->say, xr);
+	return rc ? rc : run_xfs_repair(&job, xr);
 }
 
 static const char *repair_outcome(int status)
@@ -846,7 +856,7 @@ static int settle_earlier_repair(struct offline *x)
 /* ---- step 3: mount back ---- */
 
 /* At the recorded mount point, opened without following symbolic links and
- * checked to be root's (offline_mount.c): 0, -EPERM when refused, or
+ * checked to be root's (act_offline_mount.c): 0, -EPERM when refused, or
  * another negative errno; why in @why. */
 static int mount_back(struct offline *x, char *why, size_t len)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The O_NOFOLLOW walk of cli/path_check.c on a scratch tree of the host
+ * The O_NOFOLLOW walk of libmap/act_path_check.c on a scratch tree of the host
  * (no inode identity: that needs XFS bulkstat and is tested in the guest by
  * vm.mapctl_refetch_hostile): symbolic links on the way, missing names,
  * files where folders should be, and names that are never recorded.
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "path_check.h"
+#include "act_path_check.h"
 
 static char root[] = "/tmp/test_path_check.XXXXXX";
 

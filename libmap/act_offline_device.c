@@ -19,7 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "offline_device.h"
+#include "act_offline_device.h"
 
 /* Bytes per read of the first pass: a drive may spend seconds on each bad
  * sector, but only chunks that fail are split, into at most 128 reads of

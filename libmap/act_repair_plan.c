@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* mapctl repair: turn open findings into ordered steps. */
+/* Repair: turn open findings into ordered steps. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mapctl.h"
-#include "repair_plan.h"
+#include "act_repair_plan.h"
 #include "xfs_abi.h"
 
 static const char *const phase_names[PHASE_NR] = {
@@ -278,38 +277,4 @@ void repair_plan_free(struct repair_plan *p)
 		map_finding_clear(&p->v[i].f);
 	free(p->v);
 	memset(p, 0, sizeof(*p));
-}
-
-void repair_plan_print(FILE *out, const struct repair_plan *p, const char *mnt)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		const struct plan_item *it = &p->v[i];
-
-		fprintf(out, "  %-11s #%lld %s", repair_phase_name(it->steps[0].phase),
-			(long long)it->f.id, it->f.kind);
-		if (it->f.agno >= 0 && !it->f.ino)
-			fprintf(out, " AG %lld", (long long)it->f.agno);
-		if (it->f.ino)
-			fprintf(out, " inode %llu", (unsigned long long)it->f.ino);
-		if (it->f.npaths) {
-			fputc(' ', out);
-			print_path_text(out, mnt, it->f.paths[0]);
-			if (it->f.npaths > 1)
-				fprintf(out, " (+%zu more name%s)", it->f.npaths - 1,
-					it->f.npaths == 2 ? "" : "s");
-		}
-		fputs(":", out);
-		for (int k = 0; k < it->nsteps; k++) {
-			const struct map_scrub_type_info *t = map_scrub_type(it->steps[k].type);
-
-			fprintf(out, "%s %s", k ? "," : "", t ? t->name : "?");
-			if (it->steps[k].unsupported)
-				fprintf(out, " [cannot be done online: %s]", it->steps[k].unsupported);
-		}
-		if (it->on_lost_sector)
-			fputs(" (its record is in an unreadable range)", out);
-		else if (it->unreadable)
-			fputs(" (unreadable blocks)", out);
-		fputc('\n', out);
-	}
 }

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * mapctl repair: the plan.  The open findings of a filesystem become an
+ * Repair: the plan.  The open findings of a filesystem become an
  * ordered list of steps (one scrub type of one object each) such that every
  * step can succeed: a directory cannot be rebuilt before the inode btree
  * that finds its children, an inode before the AG headers that locate it.
  */
-#ifndef MAPCTL_REPAIR_PLAN_H
-#define MAPCTL_REPAIR_PLAN_H
+#ifndef MAP_ACT_REPAIR_PLAN_H
+#define MAP_ACT_REPAIR_PLAN_H
 
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "map.h"
 
@@ -96,8 +95,5 @@ void repair_plan_free(struct repair_plan *p);
 
 /* Why a step cannot be done online, and what the administrator can do. */
 const char *repair_remedy(const struct repair_caps *caps, const struct plan_step *s);
-
-/* The plan for people: one line per finding, its steps in order. */
-void repair_plan_print(FILE *out, const struct repair_plan *p, const char *mountpoint);
 
 #endif

@@ -7,12 +7,11 @@
  * with SIGPIPE), and the watcher writes its exit status to a status file
  * when it ends.  mapctl follows the log while it waits.
  */
-#ifndef MAPCTL_XFS_REPAIR_RUN_H
-#define MAPCTL_XFS_REPAIR_RUN_H
+#ifndef MAP_ACT_XFS_REPAIR_RUN_H
+#define MAP_ACT_XFS_REPAIR_RUN_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 /* Output lines are looked at in pieces of at most this size. */
@@ -40,16 +39,19 @@ struct xfs_repair_job {
 	/* Called with the watcher's pid and start time before xfs_repair
 	 * starts; nonzero: it does not start, and that is returned. */
 	int (*started)(pid_t pid, unsigned long long start, void *arg);
+	/* Called with each line of its output as it comes (not with check):
+	 * raw, cut at REPAIR_LINE; it prints names from the filesystem, so
+	 * whoever shows a line escapes it. */
+	void (*line)(const char *line, void *arg);
 	void *arg;
 };
 
 /*
- * Run the first xfs_repair in PATH as @job says and wait for it.  Its output
- * is passed on to @say, escaped (it prints names from the filesystem),
- * unless job->check.  0, or a negative errno when it could not be started or
- * followed.
+ * Run the first xfs_repair in PATH as @job says and wait for it, its output
+ * passed on to job->line.  0, or a negative errno when it could not be
+ * started or followed.
  */
-int run_xfs_repair(const struct xfs_repair_job *job, FILE *say, struct xfs_repair_result *r);
+int run_xfs_repair(const struct xfs_repair_job *job, struct xfs_repair_result *r);
 
 /* Start time of process @pid (clock ticks after boot, /proc/PID/stat), 0
  * when there is no such live process (a zombie is not live). */

@@ -47,8 +47,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "restore_copy.h"
-#include "restore_verify.h"
+#include "act_restore_copy.h"
+#include "act_restore_verify.h"
 
 /* Bytes per read or write: large enough for disk speed, small enough to
  * hold two of (a comparison) without thought. */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "restore_list.h"
+#include "act_restore_list.h"
 
 static struct restore_item *find_or_add(struct restore_list *l, const char *path)
 {

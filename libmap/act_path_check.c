@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The O_NOFOLLOW walk behind path_check.h.  Every folder is opened relative
+ * The O_NOFOLLOW walk behind act_path_check.h.  Every folder is opened relative
  * to the one before it, so what is checked is what a later *at() call on
  * pc->dirfd uses: a folder renamed or swapped for a symbolic link after the
  * check cannot redirect those calls.  (A program given the path as a string,
@@ -15,7 +15,7 @@
 
 #include "map.h"
 
-#include "path_check.h"
+#include "act_path_check.h"
 
 int path_inode_gen(int fd, uint64_t *ino, uint32_t *gen)
 {

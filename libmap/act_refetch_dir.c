@@ -8,7 +8,7 @@
  *
  * Put back: once the folder's own restore is verified, each entry of the
  * mirror's folder that this one lacks is copied in by mapctl itself
- * (restore_copy.c), one level: a missing subfolder is created empty with
+ * (act_restore_copy.c), one level: a missing subfolder is created empty with
  * its attributes, its contents are not copied.  Not recursive on purpose: a
  * lost subfolder is itself whole in lost+found (with everything under it).
  * Every copy goes through the checked folder's descriptor, is read back
@@ -35,10 +35,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "path_check.h"
-#include "refetch_dir.h"
-#include "restore_copy.h"
-#include "restore_verify.h"
+#include "act_path_check.h"
+#include "act_refetch_dir.h"
+#include "act_restore_copy.h"
+#include "act_restore_verify.h"
 
 /* Names of one folder held to tell new names from old: a name is at most
  * 256 bytes, so at most 16 MiB.  A bigger folder is not put back (said so). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* After a refetch: is what was written back whole, and equal to the mirror? */
-#ifndef MAPCTL_RESTORE_VERIFY_H
-#define MAPCTL_RESTORE_VERIFY_H
+#ifndef MAP_ACT_RESTORE_VERIFY_H
+#define MAP_ACT_RESTORE_VERIFY_H
 
 #include <stddef.h>
 #include <sys/types.h>

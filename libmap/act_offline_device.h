@@ -4,8 +4,8 @@
  * is mounted, which XFS it holds, and finding and overwriting the sectors of
  * it that cannot be read.
  */
-#ifndef MAPCTL_OFFLINE_DEVICE_H
-#define MAPCTL_OFFLINE_DEVICE_H
+#ifndef MAP_ACT_OFFLINE_DEVICE_H
+#define MAP_ACT_OFFLINE_DEVICE_H
 
 #include <stdbool.h>
 #include <stddef.h>

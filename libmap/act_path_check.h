@@ -5,8 +5,8 @@
  * as root, because any local user may have moved a folder they own and put a
  * symbolic link in its place since the scan recorded the path.
  */
-#ifndef MAPCTL_PATH_CHECK_H
-#define MAPCTL_PATH_CHECK_H
+#ifndef MAP_ACT_PATH_CHECK_H
+#define MAP_ACT_PATH_CHECK_H
 
 #include <stdbool.h>
 #include <stdint.h>

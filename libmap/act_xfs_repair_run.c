@@ -19,8 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mapctl.h"
-#include "xfs_repair_run.h"
+#include "act_xfs_repair_run.h"
 
 /* How long mapctl sleeps when the log has nothing new: what people see is
  * at most this late. */
@@ -166,9 +165,8 @@ watch(const struct xfs_repair_job *job, int go, int log)
 	_exit(code & 0xff);
 }
 
-/* One line of output (cut at REPAIR_LINE): what it tells, and shown. */
-static void take_line(const struct xfs_repair_job *job, FILE *say, struct xfs_repair_result *r,
-		      char *line)
+/* One line of output (cut at REPAIR_LINE): what it tells, passed on. */
+static void take_line(const struct xfs_repair_job *job, struct xfs_repair_result *r, char *line)
 {
 	line[strcspn(line, "\n")] = '\0';
 	if (strstr(line, "moving to lost+found"))
@@ -177,14 +175,14 @@ static void take_line(const struct xfs_repair_job *job, FILE *say, struct xfs_re
 		snprintf(r->last, sizeof(r->last), "%s", line);
 	if (job->check && !r->would[0] && strstr(line, "would "))
 		snprintf(r->would, sizeof(r->would), "%s", line);
-	if (!job->check)
-		fprintf(say, "    %s\n", shown(line));
+	if (!job->check && job->line)
+		job->line(line, job->arg);
 }
 
 /* Pass on what the log holds past *pos; a line not ended yet waits in
  * @part (unless it fills it, or @all). */
-static void follow(const struct xfs_repair_job *job, FILE *say, struct xfs_repair_result *r,
-		   int log, off_t *pos, char *part, size_t *plen, bool all)
+static void follow(const struct xfs_repair_job *job, struct xfs_repair_result *r, int log,
+		   off_t *pos, char *part, size_t *plen, bool all)
 {
 	char buf[4096];
 	ssize_t n;
@@ -195,20 +193,19 @@ static void follow(const struct xfs_repair_job *job, FILE *say, struct xfs_repai
 			part[(*plen)++] = buf[i];
 			if (buf[i] == '\n' || *plen == REPAIR_LINE - 1) {
 				part[*plen] = '\0';
-				take_line(job, say, r, part);
+				take_line(job, r, part);
 				*plen = 0;
 			}
 		}
 	}
 	if (all && *plen) {
 		part[*plen] = '\0';
-		take_line(job, say, r, part);
+		take_line(job, r, part);
 		*plen = 0;
 	}
-	fflush(say);
 }
 
-int run_xfs_repair(const struct xfs_repair_job *job, FILE *say, struct xfs_repair_result *r)
+int run_xfs_repair(const struct xfs_repair_job *job, struct xfs_repair_result *r)
 {
 	char part[REPAIR_LINE];
 	size_t plen = 0;
@@ -257,7 +254,7 @@ int run_xfs_repair(const struct xfs_repair_job *job, FILE *say, struct xfs_repai
 				rc = -errno;
 			break;
 		}
-		follow(job, say, r, log, &pos, part, &plen, w == pid);
+		follow(job, r, log, &pos, part, &plen, w == pid);
 		if (w == pid) {
 			r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 			break;

@@ -3,8 +3,8 @@
  * Mounting a filesystem back at its recorded mount point after mapctl
  * repair --offline, without letting a local user choose where it lands.
  */
-#ifndef MAPCTL_OFFLINE_MOUNT_H
-#define MAPCTL_OFFLINE_MOUNT_H
+#ifndef MAP_ACT_OFFLINE_MOUNT_H
+#define MAP_ACT_OFFLINE_MOUNT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Checks run on each refetched path, through the descriptors of the O_NOFOLLOW
- * walk (path_check.c): the data read back from the device, the extended
+ * walk (act_path_check.c): the data read back from the device, the extended
  * attributes and symbolic link targets compared with a local mirror, and an
  * orphan compared with the file restored in its place.
  */
@@ -17,7 +17,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "restore_verify.h"
+#include "act_restore_verify.h"
 
 /* Linux limits: a listxattr answer (XATTR_LIST_MAX) and one value
  * (XATTR_SIZE_MAX) are at most 64 KiB each. */

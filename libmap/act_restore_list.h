@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The damaged files a mirror can give back: shared by export and refetch. */
-#ifndef MAPCTL_RESTORE_LIST_H
-#define MAPCTL_RESTORE_LIST_H
+#ifndef MAP_ACT_RESTORE_LIST_H
+#define MAP_ACT_RESTORE_LIST_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,10 +2,10 @@
 /*
  * refetch, for a directory finding: put back the mirror's entries that are
  * missing here (one level), then remove the orphans in lost+found that are
- * copies of what was put back.  See refetch_dir.c.
+ * copies of what was put back.  See act_refetch_dir.c.
  */
-#ifndef MAPCTL_REFETCH_DIR_H
-#define MAPCTL_REFETCH_DIR_H
+#ifndef MAP_ACT_REFETCH_DIR_H
+#define MAP_ACT_REFETCH_DIR_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -13,11 +13,9 @@
 #include <stdint.h>
 
 #include "map.h"
-#include "mapctl.h"
 
 /* What the put-back needs from the refetch run. */
 struct refetch_src {
-	const struct ctl *ctl;
 	struct map_fs *fs;
 	int rootfd;		/* the mount root */
 	uint64_t dev;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * refetch's copy: one object of a local mirror written into a folder that
- * the O_NOFOLLOW walk checked (path_check.c), through that folder's
+ * the O_NOFOLLOW walk checked (act_path_check.c), through that folder's
  * descriptor and the file's own, then compared with the mirror.  See
- * restore_copy.c for the order of the steps and why.
+ * act_restore_copy.c for the order of the steps and why.
  */
-#ifndef MAPCTL_RESTORE_COPY_H
-#define MAPCTL_RESTORE_COPY_H
+#ifndef MAP_ACT_RESTORE_COPY_H
+#define MAP_ACT_RESTORE_COPY_H
 
 #include <stddef.h>
 

@@ -32,7 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "offline_mount.h"
+#include "act_offline_mount.h"
 
 /* Names on a mount point's path at most (PATH_MAX / 2: "a/" each). */
 #define MOUNT_MAX_DEPTH 2048
