@@ -2,7 +2,7 @@
 /*
  * Writeback that cannot map a range to disk blocks drops the data: that is
  * reported as dropped data, not as a write that the disk failed
- * (kernel/patches 0019).
+ * (kernel/patches 1/14).
  *
  * A file has 12 one-block extents with holes between them.  Block 0 is
  * overwritten (writeback maps it at once and starts an ioend with it) and
@@ -14,7 +14,7 @@
  * Expected: fsync fails; the xfs_file_ioerror tracepoint shows two "discard"
  * lines (block 1's folio, then block 0's unsubmitted ioend) and no
  * "writeback" line; the listener gets one event, EIO, naming the file.
- * Before 0019: one "writeback" line for block 0 with error 5 and no
+ * Before 1/14: one "writeback" line for block 0 with error 5 and no
  * "discard" line.
  */
 #include <errno.h>

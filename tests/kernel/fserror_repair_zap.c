@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Online repair's own "zapped" marks are not error reports (kernel/patches
- * 0012, defect 7 of issue 13).
+ * 1/8, defect 7 of issue 13).
  *
  * The first mapping of a file's data fork is given a start block past the
  * end of the filesystem (xfs_db), so the inode fails to load.  With a
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	CHECK(err == EFSCORRUPTED, "stat: %s, expected EUCLEAN", strerror(err));
 	kt_fserror_expect_file(fan, EVENT_MS, "stat", EFSCORRUPTED, ino, gen);
 	/* One failed load, one report: nothing loads the inode again to name
-	 * it (before the fix to patch 18 the work item did, and failed, and
+	 * it (before the fix to 1/13 the work item did, and failed, and
 	 * queued another report, for ever). */
 	kt_fserror_expect_none(fan, QUIET_MS, "after stat");
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Error reports are never lost without a trace (kernel/patches 0010, 0011).
+ * Error reports are never lost without a trace (kernel/patches 1/1 and 1/2).
  * On a filesystem over dm-dust with one bad block in each of 200 files, and
  * a FAN_REPORT_FID listener that reads only after each step:
  *

@@ -16,7 +16,8 @@
  *     offline path is mapctl_offline): a remote value block of a file with
  *     eight 4000-byte xattrs, the remote target of a 900-byte symlink, and
  *     the first block of a 500-entry directory.  With the inode cluster
- *     rebuilt in the same run this needs kernel patch 0022: before it, the
+ *     rebuilt in the same run this needs kernel/patches 2/6 (the part of
+ *     it that was 0022 in the flat series): before it, the
  *     rebuilt inodes (no attr fork, so no parent pointers) made directory
  *     repair refuse (ECANCELED) and their parent repairs failed on the
  *     unreadable directory (EIO).

@@ -24,7 +24,7 @@
  * xrep_step_over and xrep_dir_keep_dirent), then the xattr salvage,
  * then the parent pointers.  Before, the plan ran the xattr salvage first
  * (xattr-file's AG is lower), which dropped the whole attr fork, and the
- * directory rebuild failed; on the kernel before patch 0025 it failed with
+ * directory rebuild failed; on the kernel before kernel/patches 2/7 it failed with
  * EIO on the unreadable leaf, and every parent repair failed with EIO on the
  * unreadable directory block.  Afterwards bigdir lists exactly the mirror's
  * 3000 names, refetch restores what the rebuilds lost, scan exits 0, and
@@ -36,7 +36,7 @@
  * keeps its parent pointer (xrep_parent_keep_parentadd); then a forced
  * DIRECTORY rebuild of dirb succeeds, steps over the cluster's inodes, and
  * brings every one of the 300 names back (the kept parent pointer is the
- * only evidence left of that file's name).  Before patch 0025 both failed
+ * only evidence left of that file's name).  Before 2/7 both failed
  * with EIO.  Both scrub clean; after unmount xfs_repair -n is clean.
  *
  * Usage (in the guest): vm_mapctl_heal_multi MAPCTL DEVICE MIRROR_DEVICE
