@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,21 @@
 int ic_stat(const char *path, struct stat *st)
 {
 	return stat(path, st) == 0 ? 0 : -errno;
+}
+
+int ic_count_names(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t len = strlen(prefix);
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) != NULL)
+		n += strncmp(e->d_name, prefix, len) == 0;
+	closedir(d);
+	return n;
 }
 
 int ic_scrub(uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags, uint32_t *oflags)

@@ -108,6 +108,10 @@ int ic_scrub(uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags, uint32_
 /* stat: 0 or -errno. */
 int ic_stat(const char *path, struct stat *st);
 
+/* How many names in directory @dir start with @prefix; -errno if it
+ * cannot be opened (a lost directory that stayed damaged). */
+int ic_count_names(const char *dir, const char *prefix);
+
 /* Mount BB_DEV at BB_MNT.  On failure count a failed check, print the end
  * of the kernel log and what xfs_repair -n says (dm-dust disabled), remove
  * dm-dust and return false: the caller's round cannot go on. */

@@ -66,20 +66,6 @@ static pid_t pin_cwd(const char *dir)
 	return pid;
 }
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)) != NULL)
-		n += strncmp(e->d_name, "entry", 5) == 0;
-	closedir(d);
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
@@ -130,7 +116,7 @@ int main(int argc, char **argv)
 		      "%s: mode 0%o uid %u gid %u nlink %lu, expected 0%o %u %u 2", dir->path,
 		      st.st_mode, st.st_uid, st.st_gid, (unsigned long)st.st_nlink,
 		      S_IFDIR | NEW_DIR_MODE, dir->st.st_uid, dir->st.st_gid);
-	rc = count_entries(dir->path);
+	rc = ic_count_names(dir->path, "entry");
 	CHECK(rc == IC_DIR_ENTRIES, "%s lists %d entries (%s), expected %d", dir->path, rc,
 	      rc < 0 ? strerror(-rc) : "", IC_DIR_ENTRIES);
 	rc = ic_stat(held->path, &st);

@@ -82,20 +82,6 @@ static void make_empty(const char *path)
 	close(fd);
 }
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)) != NULL)
-		n += strncmp(e->d_name, "entry", 5) == 0;
-	closedir(d);
-	return n;
-}
-
 static unsigned int nextents(const char *path)
 {
 	struct fsxattr fsx;
@@ -298,7 +284,7 @@ int main(int argc, char **argv)
 	      "%s after the repair: %s, mode 0%o nlink %lu, expected a directory with 2 links",
 	      d->path, rc ? strerror(-rc) : "ok", rc ? 0 : st.st_mode,
 	      rc ? 0UL : (unsigned long)st.st_nlink);
-	rc = count_entries(d->path);
+	rc = ic_count_names(d->path, "entry");
 	CHECK(rc == DIR_ENTRIES, "%s lists %d entries (%s), expected %d", d->path, rc,
 	      rc < 0 ? strerror(-rc) : "", DIR_ENTRIES);
 	check_damaged(ks, false, "KEEP_SIZE file");

@@ -307,20 +307,6 @@ static bool make_dir_link(struct ic_file *f, int i, void *arg)
 	return true;
 }
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)) != NULL)
-		n += strncmp(e->d_name, "entry", 5) == 0;
-	closedir(d);
-	return n;
-}
-
 static void round_dir_link(const char *backing)
 {
 	struct ic_shape shape = { .make = make_dir_link };
@@ -352,7 +338,7 @@ static void round_dir_link(const char *backing)
 	CHECK(rc == 0 && S_ISDIR(st.st_mode) && st.st_nlink == 2 && st.st_uid == 0,
 	      "%s: rc %d mode 0%o nlink %lu uid %u, expected a directory with 2 links", d->path,
 	      rc, st.st_mode, (unsigned long)st.st_nlink, st.st_uid);
-	rc = count_entries(d->path);
+	rc = ic_count_names(d->path, "entry");
 	CHECK(rc == DIR_ENTRIES, "%s lists %d entries (%s), expected %d", d->path, rc,
 	      rc < 0 ? strerror(-rc) : "", DIR_ENTRIES);
 	if (vt_modern() && rc == DIR_ENTRIES) {
@@ -397,20 +383,6 @@ static void round_dir_link(const char *backing)
 }
 
 /* ---- the root directory's cluster ---- */
-
-static int count_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] == 'f';
-	closedir(d);
-	return n;
-}
 
 static void round_root(const char *backing)
 {
@@ -481,7 +453,7 @@ static void round_root(const char *backing)
 	      "the root: rc %d mode 0%o uid %u nlink %lu, was mode 0%o uid %u nlink %lu", rc,
 	      st.st_mode, st.st_uid, (unsigned long)st.st_nlink, root.st_mode, root.st_uid,
 	      (unsigned long)root.st_nlink);
-	CHECK_INT(count_files(BB_MNT), IC_FILES);
+	CHECK_INT(ic_count_names(BB_MNT, "f"), IC_FILES);
 	for (int i = 0; i < IC_FILES; i++)
 		if (fs.f[i].in_bad_block)
 			ic_check_rebuilt(&fs.f[i]);
