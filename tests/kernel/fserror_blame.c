@@ -91,31 +91,13 @@ static void break_core(const struct file *f)
 		byte + 2);
 }
 
-static void write_block(int fd, off_t blk, char fill)
-{
-	char block[BLK];
-
-	memset(block, fill, sizeof(block));
-	REQUIRE(pwrite(fd, block, BLK, blk * BLK) == BLK, "write block %lld: %s", (long long)blk,
-		strerror(errno));
-}
-
-static void pin_to_cpu0(void)
-{
-	cpu_set_t cpu0;
-
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	REQUIRE(sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0, "affinity: %s", strerror(errno));
-}
-
 /* Item 2: the report of an inode that cannot be loaded is queued. */
 static void unloadable_core(int fan)
 {
 	struct stat st;
 	int err;
 
-	pin_to_cpu0();
+	kt_pin_to_cpu0();
 	kt_hold_unbound_workers(4);
 	err = stat(core.path, &st) == 0 ? 0 : errno;
 	kt_fserror_expect_none(fan, NO_EVENT_MS, "inode core, reporting worker held");
@@ -159,7 +141,7 @@ static void stale_writeback_error(int fan)
 	int fd = kt_open(punched.path, O_WRONLY);
 
 	kt_dust_add(DUST, blk1, 1);
-	write_block(fd, 1, 'w');
+	kt_write_block(fd, 1, 'w');
 	/* syncfs leaves the mapping's AS_EIO for the next flush to find */
 	CHECK(syncfs(fd) < 0 && errno == EIO, "syncfs after a failed writeback: %s",
 	      strerror(errno));
@@ -178,11 +160,11 @@ static void write_merged(void)
 {
 	int fd = kt_open(merged.path, O_WRONLY | O_CREAT | O_TRUNC);
 
-	write_block(fd, 0, 'a');
-	write_block(fd, 1, 'a');
+	kt_write_block(fd, 0, 'a');
+	kt_write_block(fd, 1, 'a');
 	REQUIRE(fsync(fd) == 0, "fsync %s: %s", merged.path, strerror(errno));
 	for (int i = 1; i < MERGED_EXTENTS; i++)
-		write_block(fd, 2 + 2 * i, 'a');
+		kt_write_block(fd, 2 + 2 * i, 'a');
 	REQUIRE(fsync(fd) == 0, "fsync %s: %s", merged.path, strerror(errno));
 	close(fd);
 }
@@ -208,9 +190,9 @@ static void no_merge(int fan)
 	REQUIRE(vt_file_physical(merged.path, BLK) == (blk0 + 1) * BLK,
 		"%s: blocks 0 and 1 are not next to each other on disk", merged.path);
 	kt_dust_add(DUST, blk0, 1);
-	write_block(fd, 0, 'b');	/* overwrite: the disk fails it */
-	write_block(fd, 1, 'b');	/* overwrite: mapped at once */
-	write_block(fd, 2, 'b');	/* hole: cannot be mapped below */
+	kt_write_block(fd, 0, 'b');	/* overwrite: the disk fails it */
+	kt_write_block(fd, 1, 'b');	/* overwrite: mapped at once */
+	kt_write_block(fd, 2, 'b');	/* hole: cannot be mapped below */
 	kt_errortag(fs, "reduce_max_iextents", 1);
 	snprintf(fair, sizeof(fair), "%s", kt_read_str(FAIR_SERVER_CPU0));
 	kt_solo_begin();

@@ -36,15 +36,6 @@
 #define EVENT_MS 10000
 #define NO_EVENT_MS 1500
 
-static void write_block(int fd, off_t blk, char fill)
-{
-	char block[BLK];
-
-	memset(block, fill, sizeof(block));
-	REQUIRE(pwrite(fd, block, BLK, blk * BLK) == BLK, "write block %lld: %s", (long long)blk,
-		strerror(errno));
-}
-
 int main(int argc, char **argv)
 {
 	const char *dev = argc > 1 ? argv[1] : "/dev/vda";
@@ -60,12 +51,12 @@ int main(int argc, char **argv)
 	int fd = kt_open(FILE_PATH, O_RDWR | O_CREAT | O_TRUNC);
 
 	for (int i = 0; i < EXTENTS; i++)
-		write_block(fd, 2 * i, 'a');
+		kt_write_block(fd, 2 * i, 'a');
 	REQUIRE(fsync(fd) == 0, "fsync: %s", strerror(errno));
 	kt_ino_gen(FILE_PATH, &ino, &gen);
 
-	write_block(fd, 0, 'b');	/* overwrite: mapped at once */
-	write_block(fd, 1, 'c');	/* hole: delayed allocation */
+	kt_write_block(fd, 0, 'b');	/* overwrite: mapped at once */
+	kt_write_block(fd, 1, 'c');	/* hole: delayed allocation */
 
 	int fan = kt_fserror_listen(MNT);
 

@@ -162,24 +162,6 @@ static void write_back_all(void)
 	close(mfd);
 }
 
-static void write_block(int fd, off_t blk, char fill)
-{
-	char block[BLK];
-
-	memset(block, fill, sizeof(block));
-	REQUIRE(pwrite(fd, block, BLK, blk * BLK) == BLK, "write block %lld: %s", (long long)blk,
-		strerror(errno));
-}
-
-static void pin_to_cpu0(void)
-{
-	cpu_set_t cpu0;
-
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	REQUIRE(sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0, "affinity: %s", strerror(errno));
-}
-
 /* A line in the trace, to place the events of a step. */
 static void trace_mark(const char *what)
 {
@@ -226,7 +208,7 @@ static void fail_and_evict(int *fds, const struct file *const *files, int n)
 					      "xfs:xfs_ag_mark_sick" };
 	int got[2];
 
-	pin_to_cpu0();
+	kt_pin_to_cpu0();
 	kt_write_str("/proc/sys/vm/drop_caches", "3");
 	CHECK_INT(bb_trace_start(events, sizeof(events) / sizeof(events[0])), 0);
 	kt_hold_unbound_workers(HOLD_S);
@@ -285,7 +267,7 @@ static void writeback_then_unloadable(int fan, unsigned long long daddr)
 	mark_dontcache(fd, gone.path);
 	write_back_all();
 	kt_dust_add(DUST, vt_file_physical(gone.path, 0) / BLK, 1);
-	write_block(fd, 0, 'g');
+	kt_write_block(fd, 0, 'g');
 	/* the inode is in memory while the file is open: nothing reads the block */
 	top_table(daddr, true);
 	fail_and_evict(&fd, files, 1);
@@ -338,8 +320,8 @@ static void sync_bound(int fan, unsigned long long daddr)
 	write_back_all();
 	kt_dust_add(DUST, vt_file_physical(slow1.path, 0) / BLK, 1);
 	kt_dust_add(DUST, vt_file_physical(slow2.path, 0) / BLK, 1);
-	write_block(fds[0], 0, 's');
-	write_block(fds[1], 0, 's');
+	kt_write_block(fds[0], 0, 's');
+	kt_write_block(fds[1], 0, 's');
 	top_table(daddr, false);
 	vt_must("dmsetup suspend %s", SLOW);
 	fail_and_evict(fds, files, 2);

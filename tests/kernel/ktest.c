@@ -410,14 +410,30 @@ void kt_solo_end(void)
 	kt_write_str(RT_RUNTIME, saved_rt_runtime);
 }
 
+void kt_write_block(int fd, off_t blk, char fill)
+{
+	char block[4096];
+
+	memset(block, fill, sizeof(block));
+	REQUIRE(pwrite(fd, block, sizeof(block), blk * (off_t)sizeof(block)) ==
+			(ssize_t)sizeof(block),
+		"write block %lld: %s", (long long)blk, strerror(errno));
+}
+
+void kt_pin_to_cpu0(void)
+{
+	cpu_set_t cpu0;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	REQUIRE(sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0, "affinity: %s", strerror(errno));
+}
+
 void kt_run_alone(void (*fn)(void *), void *arg)
 {
 	struct sched_param rt = { .sched_priority = 50 }, normal = { 0 };
-	cpu_set_t cpus;
 
-	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
-	REQUIRE(sched_setaffinity(0, sizeof(cpus), &cpus) == 0, "affinity: %s", strerror(errno));
+	kt_pin_to_cpu0();
 	REQUIRE(sched_setscheduler(0, SCHED_FIFO, &rt) == 0, "SCHED_FIFO: %s", strerror(errno));
 	fn(arg);
 	REQUIRE(sched_setscheduler(0, SCHED_OTHER, &normal) == 0, "SCHED_OTHER: %s",

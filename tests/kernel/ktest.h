@@ -38,6 +38,11 @@ const char *kt_fs_name(const char *dev);
 
 /* Write @size bytes of content derived from @seed; fsync when asked. */
 void kt_write_file(const char *path, size_t size, unsigned int seed, bool sync);
+/* Write 4 KiB of @fill at block @blk (4 KiB units) of @fd; stops the test on
+ * failure. */
+void kt_write_block(int fd, off_t blk, char fill);
+/* Run the calling thread on CPU 0 only; stops the test on failure. */
+void kt_pin_to_cpu0(void);
 /* FICLONE the whole of @src into a new file @dst. */
 void kt_reflink(const char *src, const char *dst);
 /* Physical byte address of the block at byte @offset of any inode's data
