@@ -278,6 +278,14 @@ void ic_check_rebuilt(const struct ic_file *f)
 	      st.st_gid, (unsigned long)st.st_nlink, f->size);
 }
 
+void ic_check_repaired(const struct ic_fs *fs)
+{
+	ic_check_unchanged(fs, false);
+	for (int i = 0; i < IC_FILES; i++)
+		if (fs->f[i].in_bad_block)
+			ic_check_rebuilt(&fs->f[i]);
+}
+
 void ic_check_sums(const struct ic_fs *fs)
 {
 	char *now = kt_checksums(BB_MNT);

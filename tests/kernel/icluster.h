@@ -93,6 +93,9 @@ void ic_check_unchanged(const struct ic_fs *fs, bool all);
 /* A file of the bad block rebuilt from evidence: a regular file of its
  * size, owned by root, mode 0000, one link. */
 void ic_check_rebuilt(const struct ic_file *f);
+/* After a repair of the cluster: ic_check_unchanged(@fs, false), then
+ * ic_check_rebuilt() for every file of the lost block. */
+void ic_check_repaired(const struct ic_fs *fs);
 
 /* All files read back the data recorded before the damage. */
 void ic_check_sums(const struct ic_fs *fs);

@@ -313,10 +313,7 @@ static void round_under_load(int round, struct load_log *log)
 	      "cluster (its AGI is held meanwhile)", round, ag_of(fs.first));
 	free(trace);
 
-	ic_check_unchanged(&fs, false);
-	for (int i = 0; i < IC_FILES; i++)
-		if (fs.f[i].in_bad_block)
-			ic_check_rebuilt(&fs.f[i]);
+	ic_check_repaired(&fs);
 	CHECK(bb_fs_alive(), "round %d: the filesystem is shut down or unmounted", round);
 }
 

@@ -67,10 +67,7 @@ static void round_read_errors(const char *backing)
 	ic_power_cut();
 	if (!ic_mount_checked(NULL))
 		return;
-	ic_check_unchanged(&fs, false);
-	for (int i = 0; i < IC_FILES; i++)
-		if (fs.f[i].in_bad_block)
-			ic_check_rebuilt(&fs.f[i]);
+	ic_check_repaired(&fs);
 	ic_check_sums(&fs);
 	ic_check_scrubs(&fs, true);
 	CHECK(bb_fs_alive(), "the filesystem is shut down or unmounted");

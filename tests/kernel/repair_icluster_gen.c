@@ -136,10 +136,7 @@ static void run_round(const char *backing, int target_index)
 			      t->path, gen, t->gen);
 	}
 	/* The neighbours, the target if it was readable, keep everything. */
-	ic_check_unchanged(&fs, false);
-	for (int i = 0; i < IC_FILES; i++)
-		if (fs.f[i].in_bad_block)
-			ic_check_rebuilt(&fs.f[i]);
+	ic_check_repaired(&fs);
 	check_handle(&h, &fs.f[HANDLE_FILE]);
 	ic_check_sums(&fs);
 	ic_check_scrubs(&fs, true);

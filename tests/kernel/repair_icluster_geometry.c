@@ -116,10 +116,7 @@ static void rebuilt_round(void)
 	kt_umount(BB_MNT);
 	if (!ic_mount_checked(NULL))
 		return;
-	ic_check_unchanged(&fs, false);
-	for (int i = 0; i < IC_FILES; i++)
-		if (fs.f[i].in_bad_block)
-			ic_check_rebuilt(&fs.f[i]);
+	ic_check_repaired(&fs);
 	ic_check_sums(&fs);
 	ic_check_scrubs(&fs, true);
 	CHECK_INT(bb_finish(), 0);
