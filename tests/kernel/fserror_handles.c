@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * An error event names its file even when the inode is no longer live in the
- * inode cache by the time the report reaches fanotify (kernel/patches 1/13).
+ * inode cache by the time the report reaches fanotify (kernel/patches 1/2,
+ * 1/4 and 1/13).
  *
  * The kernel records an error where it notices it and a work item passes it
  * to fsnotify later.  Each case below lets the inode leave the cache before
@@ -19,7 +20,8 @@
  *    the inode never enters the cache; xfs_iget() reports it itself, with the
  *    generation that is on disk.
  *
- * On the series before 1/13 each of these events came without a handle.
+ * On the series before old patch 0018 (now 1/2, 1/4 and 1/13: cases 2, 3
+ * and 1) each of these events came without a handle.
  */
 #include <errno.h>
 #include <fcntl.h>

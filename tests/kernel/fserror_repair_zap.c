@@ -97,8 +97,8 @@ int main(int argc, char **argv)
 	CHECK(err == EFSCORRUPTED, "stat: %s, expected EUCLEAN", strerror(err));
 	kt_fserror_expect_file(fan, EVENT_MS, "stat", EFSCORRUPTED, ino, gen);
 	/* One failed load, one report: nothing loads the inode again to name
-	 * it (before the fix to 1/13 the work item did, and failed, and
-	 * queued another report, for ever). */
+	 * it (before the fix to old patch 0018, now 1/2 and 1/4, the work
+	 * item did, and failed, and queued another report, for ever). */
 	kt_fserror_expect_none(fan, QUIET_MS, "after stat");
 
 	rc = kt_scrub_ino(MNT, XFS_SCRUB_TYPE_INODE, ino, gen, 0, &oflags);

@@ -16,7 +16,7 @@
  *     queues for what the report could not name;
  *  4. a file whose inode core fails verification (two bytes of di_mode
  *     overwritten while unmounted): stat fails with EUCLEAN; the kernel's
- *     report names the inode (kernel/patches 1/13) and mapperd stores a
+ *     report names the inode (kernel/patches 1/4) and mapperd stores a
  *     finding of kind inode with that inode and the file's path.  On the
  *     mainline profile only, a kernel whose report does not name the inode
  *     (stock Linux 7.x: the test's own listener sees a report without a
@@ -360,10 +360,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(vt_profile(), "mainline")) {
 		printf("SKIPPED step 4's inode finding: this kernel reported the inode core that "
 		       "fails verification without naming the inode (stock Linux; our "
-		       "kernel/patches 1/13 names it), so no event can lead to inode %llu\n",
+		       "kernel/patches 1/4 names it), so no event can lead to inode %llu\n",
 		       (unsigned long long)broken_ino);
 	} else {
-		/* Our patched kernel must name it: a regression of 1/13 fails here. */
+		/* Our patched kernel must name it: a regression of 1/4 fails here. */
 		CHECK(0, "the kernel's report of the corrupt inode core did not name inode %llu",
 		      (unsigned long long)broken_ino);
 	}
