@@ -105,9 +105,9 @@ static int parse_media(const struct map_hm_raw *raw, struct map_hm_record *out)
 {
 	uint64_t daddr = raw->e.media.daddr, n = raw->e.media.bbcount;
 
-	/* In bytes the range must not wrap: 2^55 sectors are 2^64 bytes. */
-	if (raw->type != MAP_HM_TYPE_MEDIA_ERROR || n == 0 || daddr >= (1ULL << 55) ||
-	    n > (1ULL << 55) - daddr)
+	/* In bytes the range's end must not wrap: 2^55 sectors are 2^64 bytes. */
+	if (raw->type != MAP_HM_TYPE_MEDIA_ERROR || n == 0 || daddr >= (1ULL << 55) - 1 ||
+	    n >= (1ULL << 55) - daddr)
 		return -EINVAL;
 	out->kind = MAP_HM_MEDIA;
 	out->start = daddr * 512;
