@@ -112,8 +112,9 @@ static void apply_sources(struct md_daemon *d)
 	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
 		if (!d->cfg.health_monitor && fs->hmon.fd >= 0)
 			md_healthmon_unwatch(d, fs);
-		else if (d->cfg.health_monitor && fs->hmon.fd < 0 && fs->fan.fd < 0)
-			md_healthmon_watch(d, fs);
+		else if (d->cfg.health_monitor && fs->hmon.fd < 0 &&
+			 md_healthmon_watch(d, fs) == 0)
+			md_fanotify_unwatch(d, fs);	/* one source per filesystem */
 		if (d->cfg.fanotify && fs->fan.fd < 0 && fs->hmon.fd < 0) {
 			rc = md_fanotify_watch(d, fs);
 			if (rc)
