@@ -59,3 +59,34 @@ int map_file_ranges(int fd, struct map_range_list *out)
 		map_range_merge(out, 0);
 	return rc;
 }
+
+struct span {
+	uint64_t pos, end;		/* file bytes wanted */
+	struct map_range_list *out;
+	bool unwritten;			/* keep unwritten extents too */
+};
+
+static int add_span(const struct getbmapx *ext, void *arg)
+{
+	const struct span *sp = arg;
+	uint64_t off = (uint64_t)ext->bmv_offset * 512, len = (uint64_t)ext->bmv_length * 512;
+	uint64_t a = off > sp->pos ? off : sp->pos;
+	uint64_t b = off + len < sp->end ? off + len : sp->end;
+
+	if (ext->bmv_offset < 0 || ext->bmv_length <= 0 || a >= b)
+		return 0;
+	if ((ext->bmv_oflags & BMV_OF_PREALLOC) && !sp->unwritten)
+		return 0;
+	return map_range_add(sp->out, (uint64_t)ext->bmv_block * 512 + (a - off), b - a);
+}
+
+int map_file_span_ranges(int fd, uint64_t pos, uint64_t len, struct map_range_list *out)
+{
+	struct span sp = { .pos = pos, .end = len > UINT64_MAX - pos ? UINT64_MAX : pos + len,
+			   .out = out };
+	int rc = map_getbmapx_each(fd, false, add_span, &sp);
+
+	if (rc == 0)
+		map_range_merge(out, 0);
+	return rc;
+}

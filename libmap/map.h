@@ -833,6 +833,9 @@ int map_locate_paths(struct map_fs *fs, uint64_t start, uint64_t length,
 /* Written ranges of one open file (GETBMAPX on the data fork), for
  * re-verifying a file after it was restored. */
 int map_file_ranges(int fd, struct map_range_list *out);
+/* Device bytes holding the written file bytes [pos, pos+len) of one open file
+ * (holes, delayed allocations and unwritten extents have none). */
+int map_file_span_ranges(int fd, uint64_t pos, uint64_t len, struct map_range_list *out);
 
 /* ---- files we keep --------------------------------------------------------------- */
 

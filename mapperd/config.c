@@ -25,6 +25,7 @@ void config_defaults(struct md_config *c)
 	snprintf(c->control_socket, sizeof(c->control_socket), "%s", MAPPERD_SOCKET_PATH);
 	snprintf(c->state_directory, sizeof(c->state_directory), "%s", MAPPERD_STATE_DIR);
 	c->fanotify = true;
+	c->health_monitor = true;
 	c->kmsg = true;
 	c->event_scans = true;
 	c->directory_index = true;
@@ -290,6 +291,8 @@ static int apply(struct md_config *c, const char *key, const char *val, const ch
 	*why = "wants yes or no";
 	if (!strcmp(key, "fanotify"))
 		return config_parse_bool(val, &c->fanotify);
+	if (!strcmp(key, "health_monitor"))
+		return config_parse_bool(val, &c->health_monitor);
 	if (!strcmp(key, "kmsg"))
 		return config_parse_bool(val, &c->kmsg);
 	if (!strcmp(key, "event_scans"))
@@ -503,6 +506,7 @@ void config_print(const struct md_config *c, FILE *out)
 	else
 		fprintf(out, "control_group =  # none: only root may start scans\n");
 	fprintf(out, "fanotify = %s\n", c->fanotify ? "yes" : "no");
+	fprintf(out, "health_monitor = %s\n", c->health_monitor ? "yes" : "no");
 	fprintf(out, "kmsg = %s\n", c->kmsg ? "yes" : "no");
 	fprintf(out, "event_scans = %s\n", c->event_scans ? "yes" : "no");
 	fprintf(out, "directory_index = %s\n", c->directory_index ? "yes" : "no");

@@ -42,6 +42,7 @@ struct md_config {
 	gid_t control_gid;
 	/* event sources */
 	bool fanotify, kmsg, event_scans;
+	bool health_monitor;		/* XFS_IOC_HEALTH_MONITOR before fanotify */
 	bool directory_index;		/* names without parent pointers: dirwatch.h */
 	int64_t dedup_window;		/* ms */
 	uint64_t event_read_limit;	/* bytes read per file report, 0: whole file */

@@ -117,7 +117,7 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 {
 	struct md_pipeline_stats ps;
 	struct md_control_stats cs;
-	int nfan = 0, nfs = 0;
+	int nfan = 0, nhm = 0, nfs = 0;
 	char a[32], b[32];
 
 	md_pipeline_get_stats(d->pipe, &ps);
@@ -125,6 +125,7 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
 		nfs++;
 		nfan += fs->fan.fd >= 0;
+		nhm += fs->hmon.fd >= 0;
 	}
 	if (json) {
 		struct map_json j;
@@ -189,6 +190,7 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 			map_json_str_or_null(&j, "device", fs->device);
 			map_json_str_or_null(&j, "devname", fs->bdev.name);
 			map_json_bool(&j, "fanotify", fs->fan.fd >= 0);
+			map_json_str(&j, "health_monitor", fs->hmon_state);
 			map_json_bool(&j, "shut_down", fs->shut_down);
 			map_json_int(&j, "open_findings", open_findings(d, fs));
 			json_ms_time(&j, "next_metadata_time", fs->next_metadata);
@@ -203,8 +205,8 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 	}
 	md_buf_printf(out, "mapperd %s (pid %d), up %" PRId64 " s; database %s\n", MAPPER_VERSION,
 		      (int)getpid(), (md_now_ms() - d->started) / 1000, d->db_path);
-	md_buf_printf(out, "event sources: fanotify on %d of %d filesystems, kernel log %s\n", nfan,
-		      nfs, d->kmsg ? "on" : "off");
+	md_buf_printf(out, "event sources: health monitor on %d, fanotify on %d of %d filesystems, "
+		      "kernel log %s\n", nhm, nfan, nfs, d->kmsg ? "on" : "off");
 	md_buf_printf(out, "events: %" PRIu64 " received (%" PRIu64 " merged), %" PRIu64
 		      " duplicates dropped, %" PRIu64 " processed, %" PRIu64 " failed, %zu queued; %"
 		      PRIu64 " findings (%" PRIu64 " new); latency last %.3f s, max %.3f s\n",
@@ -233,8 +235,8 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 		md_sched_state(d, fs, &s);
 		md_buf_printf(out, "%s  uuid %s  device %s (%s)%s\n", mnt ? mnt : "?", fs->uuid,
 			      fs->device, fs->bdev.name, fs->shut_down ? "  SHUT DOWN" : "");
-		md_buf_printf(out, "  fanotify: %s; open findings: %d\n",
-			      fs->fan.fd >= 0 ? "on" : "off", open_findings(d, fs));
+		md_buf_printf(out, "  health monitor: %s; fanotify: %s; open findings: %d\n",
+			      fs->hmon_state, fs->fan.fd >= 0 ? "on" : "off", open_findings(d, fs));
 		scan_text(out, &s);
 		md_buf_printf(out, "  next metadata scan %s, next media scan %s\n",
 			      when(fs->next_metadata, a, sizeof(a)), when(fs->next_media, b, sizeof(b)));

@@ -39,6 +39,11 @@ struct md_fs {
 	uint64_t size;			/* bytes of the data device the fs uses */
 	int64_t fs_id;			/* in the store */
 	struct md_watch fan;		/* fanotify group, fd -1 when none */
+	struct md_watch hmon;		/* XFS health monitor, fd -1 when none */
+	char hmon_state[64];		/* "on", or why not (status) */
+	uint64_t hmon_skipped;		/* its records we could not trust */
+	unsigned char hmon_carry[64];	/* a record a read ended inside */
+	size_t hmon_carry_len;
 	bool shut_down;			/* the kernel reported a shutdown */
 	bool seen;			/* discovery: still in the mount table */
 	/* schedule (unix ms, 0 = never) */

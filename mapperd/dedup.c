@@ -31,6 +31,14 @@ void md_dedup_key(const struct md_event *ev, char *key, size_t len)
 	case MD_EV_FS:
 		snprintf(key, len, "%s|f|%d", ev->uuid, ev->error);
 		break;
+	case MD_EV_FILE:
+		snprintf(key, len, "%s|F|%" PRIu64 "|%" PRIu32 "|%" PRIu64 "|%" PRIu64 "|%d", ev->uuid,
+			 ev->ino, ev->gen, ev->start, ev->length, ev->write);
+		break;
+	case MD_EV_HEALTH:
+		snprintf(key, len, "%s|h|%" PRIu32 "|%" PRIu32 "|%" PRIu32 "|%" PRIu32 "|%" PRIu64 "|%"
+			 PRIu64, ev->uuid, ev->domain, ev->type, ev->mask, ev->gno, ev->ino, ev->start);
+		break;
 	}
 }
 

@@ -13,7 +13,7 @@
 #include "event.h"
 
 #define MD_DEDUP_SLOTS 512
-#define MD_DEDUP_KEY 96
+#define MD_DEDUP_KEY 128
 
 struct md_dedup {
 	struct {

@@ -10,6 +10,7 @@
 #include "dbguard.h"
 #include "discovery.h"
 #include "fanotify_source.h"
+#include "healthmon_source.h"
 #include "log.h"
 #include "pipeline.h"
 #include "scheduler.h"
@@ -38,6 +39,7 @@ static void drop(struct md_daemon *d, struct md_fs *fs, const char *why)
 	if (*pp)
 		*pp = fs->next;
 	log_notice("%s %s: %s", fs->uuid, fs->mountpoint, why);
+	md_healthmon_unwatch(d, fs);
 	md_fanotify_unwatch(d, fs);
 	md_pipeline_track_dirs(d->pipe, fs->uuid, fs->mountpoint, false);
 	md_sched_fs_removed(d, fs);
@@ -85,6 +87,8 @@ static void add(struct md_daemon *d, const char *target, dev_t devno, int mnt_id
 	fs->blocksize = info->geo.blocksize;
 	fs->size = info->geo.datablocks * info->geo.blocksize;
 	fs->fan.fd = -1;
+	fs->hmon.fd = -1;
+	snprintf(fs->hmon_state, sizeof(fs->hmon_state), "off");
 	fs->seen = true;
 	rc = blockdev_describe(fs->dev, &fs->bdev);
 	if (rc)
@@ -99,7 +103,11 @@ static void add(struct md_daemon *d, const char *target, dev_t devno, int mnt_id
 
 	fs->next = d->fs_list;
 	d->fs_list = fs;
-	if (d->cfg.fanotify) {
+	/* The health monitor where the kernel has one and nobody else holds
+	 * it; fanotify otherwise (the two would report each file error twice). */
+	if (d->cfg.health_monitor)
+		md_healthmon_watch(d, fs);
+	if (d->cfg.fanotify && fs->hmon.fd < 0) {
 		rc = md_fanotify_watch(d, fs);
 		if (rc)
 			log_warn("%s %s: no fanotify error reports: %s", fs->uuid, fs->mountpoint,
@@ -107,8 +115,9 @@ static void add(struct md_daemon *d, const char *target, dev_t devno, int mnt_id
 	}
 	if (d->cfg.directory_index)
 		md_pipeline_track_dirs(d->pipe, fs->uuid, fs->mountpoint, true);
-	log_notice("%s %s: watching (device %s, %s%s%s)", fs->uuid, fs->mountpoint, fs->device,
-		   fs->bdev.name[0] ? fs->bdev.name : "?", fs->fan.fd >= 0 ? ", fanotify" : "",
+	log_notice("%s %s: watching (device %s, %s%s%s%s)", fs->uuid, fs->mountpoint, fs->device,
+		   fs->bdev.name[0] ? fs->bdev.name : "?",
+		   fs->hmon.fd >= 0 ? ", health monitor" : "", fs->fan.fd >= 0 ? ", fanotify" : "",
 		   d->kmsg ? ", kernel log" : "");
 	md_sched_fs_added(d, fs);
 }
@@ -201,6 +210,7 @@ void md_discovery_stop(struct md_daemon *d)
 		struct md_fs *fs = d->fs_list;
 
 		d->fs_list = fs->next;
+		md_healthmon_unwatch(d, fs);
 		md_fanotify_unwatch(d, fs);
 		md_sched_fs_removed(d, fs);
 		free(fs);

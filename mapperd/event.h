@@ -12,19 +12,24 @@ enum md_event_kind {
 	MD_EV_INODE,		/* an inode (fanotify handle, kmsg inode corruption) */
 	MD_EV_RANGE,		/* bytes of the data device (kmsg daddr or sector) */
 	MD_EV_FS,		/* the filesystem as a whole (no handle, shutdown) */
+	MD_EV_FILE,		/* file bytes of an inode whose I/O failed (health monitor) */
+	MD_EV_HEALTH,		/* an object marked sick, corrupt or healthy (health monitor) */
 };
 
 struct md_event {
 	struct md_event *next;
 	enum md_event_kind kind;
-	char source[16];		/* "fanotify", "kmsg" */
+	char source[16];		/* "fanotify", "kmsg", "healthmon" */
 	char uuid[40];			/* the filesystem */
 	char mountpoint[PATH_MAX];
 	dev_t dev;
 	int64_t fs_id;
 	uint64_t ino;			/* MD_EV_INODE */
 	uint32_t gen;			/*   0: unknown */
-	uint64_t start, length;		/* MD_EV_RANGE: device bytes */
+	uint64_t start, length;		/* MD_EV_RANGE: device bytes; MD_EV_FILE: file bytes */
+	bool write;			/* MD_EV_FILE: a write failed (nothing to read back) */
+	uint32_t domain, type;		/* MD_EV_HEALTH: MAP_HM_DOMAIN_*, MAP_HM_TYPE_* */
+	uint32_t mask, gno;		/*   sick bits; AG number */
 	bool verify;			/*   read them to find exactly which are bad */
 	bool block_layer;		/*   a block-layer line (our own reads cause those too) */
 	int error;			/* positive errno as reported */

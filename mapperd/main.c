@@ -22,6 +22,7 @@
 #include "dbguard.h"
 #include "discovery.h"
 #include "fanotify_source.h"
+#include "healthmon_source.h"
 #include "journal_ids.h"
 #include "kmsg_source.h"
 #include "log.h"
@@ -109,7 +110,12 @@ static void apply_sources(struct md_daemon *d)
 		md_kmsg_stop(d);
 	}
 	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
-		if (d->cfg.fanotify && fs->fan.fd < 0) {
+		if (!d->cfg.health_monitor && fs->hmon.fd >= 0)
+			md_healthmon_unwatch(d, fs);
+		else if (d->cfg.health_monitor && fs->hmon.fd < 0 &&
+			 md_healthmon_watch(d, fs) == 0)
+			md_fanotify_unwatch(d, fs);	/* one source per filesystem */
+		if (d->cfg.fanotify && fs->fan.fd < 0 && fs->hmon.fd < 0) {
 			rc = md_fanotify_watch(d, fs);
 			if (rc)
 				log_warn("%s %s: no fanotify error reports: %s", fs->uuid,

@@ -23,6 +23,7 @@
 #include "findlog.h"
 #include "health.h"
 #include "log.h"
+#include "map_healthmon.h"
 #include "metrics_file.h"
 #include "notify.h"
 #include "pipeline.h"
@@ -719,6 +720,115 @@ static int look_at_inode(struct md_pipeline *p, struct map_fs *fs, uint64_t ino,
 	return rc;
 }
 
+/*
+ * File bytes whose I/O failed (health monitor): only the blocks under them
+ * are read, never the whole file; a failed write is taken as it is (what
+ * was meant to be there never reached the disk, so reading proves nothing).
+ */
+static int look_at_file_range(struct md_pipeline *p, struct map_fs *fs, const struct md_event *ev,
+			      struct outcome *o)
+{
+	const struct map_fs_info *info = map_fs_info(fs);
+	uint64_t bs = info->geo.blocksize ? info->geo.blocksize : 4096;
+	uint64_t a = ev->start / bs * bs, limit;
+	uint64_t b = ev->start + ev->length > UINT64_MAX - bs ? UINT64_MAX / bs * bs
+		     : (ev->start + ev->length + bs - 1) / bs * bs;
+	struct map_range_list dev = { 0 }, reads = { 0 };
+	struct bad_list bad = { 0 };
+	int fd, rc;
+
+	fd = map_open_inode(fs, ev->ino, ev->gen, 0);
+	if (fd < 0)	/* gone, or its inode cannot be read: as a whole-inode report */
+		return look_at_inode(p, fs, ev->ino, ev->gen, o);
+	rc = map_file_span_ranges(fd, a, b - a, &dev);
+	close(fd);
+	if (rc == 0 && dev.n == 0) {
+		snprintf(o->note, sizeof(o->note), "; no written blocks under bytes %" PRIu64 "+%"
+			 PRIu64 " now", ev->start, ev->length);
+		return 0;
+	}
+	pthread_mutex_lock(&p->lock);
+	limit = p->conf.read_limit;
+	pthread_mutex_unlock(&p->lock);
+	if (rc == 0 && ev->write) {
+		bad.ranges = dev;
+		dev = (struct map_range_list){ 0 };
+	} else if (rc == 0) {
+		/* The kernel's range is a folio or a bio: bounded, but a hostile
+		 * file's could be large; at most event_read_limit is read. */
+		uint64_t max = limit < bs ? bs : limit / bs * bs;
+
+		if (limit && map_range_total(&dev) > max) {
+			rc = ranges_window(&dev, 0, max, &reads);
+			snprintf(o->note, sizeof(o->note), "; read the first %" PRIu64 " bytes of the "
+				 "range (event_read_limit)", max);
+		} else {
+			reads = dev;
+			dev = (struct map_range_list){ 0 };
+		}
+		if (rc == 0)
+			rc = verify(p, fs, &reads, &bad, o);
+		if (rc == 0 && bad.ranges.n == 0)
+			snprintf(o->note, sizeof(o->note), "; the range reads fine now");
+	}
+	for (size_t i = 0; rc == 0 && i < bad.ranges.n; i++) {
+		o->bad_ranges++;
+		rc = locate_range(fs, bad.ranges.v[i].start, bad.ranges.v[i].length, o);
+	}
+	map_range_free(&dev);
+	map_range_free(&reads);
+	map_range_free(&bad.ranges);
+	return rc;
+}
+
+/*
+ * An object the kernel marked sick or corrupt (health monitor): an inode is
+ * scrubbed, so what scrub confirms becomes a finding with its paths; the
+ * filesystem's or a group's metadata gets a metadata scan.  Healthy again is
+ * recorded as an event only (a later scan resolves what it no longer sees).
+ */
+static int look_at_sick(struct md_pipeline *p, struct map_fs *fs, const struct md_event *ev,
+			struct outcome *o)
+{
+	const struct map_fs_info *info = map_fs_info(fs);
+	struct md_sick_inode si = { .ino = ev->ino, .gen = ev->gen };
+	char why[96];
+	int rc;
+
+	if (ev->type == MAP_HM_TYPE_HEALTHY) {
+		snprintf(o->note, sizeof(o->note), "; marked healthy again");
+		return 0;
+	}
+	if (ev->domain == MAP_HM_DOMAIN_INODE) {
+		rc = md_health_inode(fs, ev->ino, &si);
+		if (rc == -ENOENT || (rc == 0 && ev->gen && si.gen != ev->gen)) {
+			snprintf(o->note, sizeof(o->note), "; inode %" PRIu64 " is gone", ev->ino);
+			return 0;
+		}
+		if (rc)
+			si = (struct md_sick_inode){ .ino = ev->ino, .gen = ev->gen };
+		return scrub_inode(fs, &si, o);
+	}
+	if (ev->type == MAP_HM_TYPE_MEDIA_ERROR) {
+		snprintf(o->note, sizeof(o->note), "; not mapped: only the data device is");
+		return 0;
+	}
+	if (ev->domain == MAP_HM_DOMAIN_AG && ev->gno >= info->geo.agcount) {
+		snprintf(o->note, sizeof(o->note), "; no allocation group %" PRIu32, ev->gno);
+		return 0;
+	}
+	if (!event_scans(p))
+		return 0;
+	snprintf(why, sizeof(why), "kernel marked %s %s (healthmon)",
+		 ev->domain == MAP_HM_DOMAIN_FS ? "filesystem metadata" :
+		 ev->domain == MAP_HM_DOMAIN_AG ? "an allocation group" : "a realtime group",
+		 map_healthmon_type_name(ev->type));
+	bool asked = request_scan(p, info->uuid, true, false, why);
+	snprintf(o->note, sizeof(o->note), "; %s", asked ? "metadata scan requested"
+		 : "no metadata scan: one was requested within event_scan_interval");
+	return 0;
+}
+
 static bool is_media_error(int error)
 {
 	return error == EIO || error == ENODATA || error == EILSEQ || error == EREMOTEIO ||
@@ -760,8 +870,11 @@ static int look_at_health(struct md_pipeline *p, struct map_fs *fs, const struct
 		/* The kernel had no room for some of its error reports: they
 		 * may be anywhere, and only scanning everything finds them. */
 		if (scans) {
-			bool asked = request_scan(p, info->uuid, true, true, "the kernel lost error "
-						  "reports (fanotify ENOBUFS)");
+			char why[96];
+
+			snprintf(why, sizeof(why), "the kernel lost error reports (%s)",
+				 strcmp(ev->source, "fanotify") ? ev->source : "fanotify ENOBUFS");
+			bool asked = request_scan(p, info->uuid, true, true, why);
 			snprintf(o->note, sizeof(o->note), "; %s", asked ? "full scan requested: the "
 				 "kernel lost error reports" : "no scan: one was requested within "
 				 "event_scan_interval");
@@ -897,6 +1010,12 @@ static int process(struct md_pipeline *p, struct md_event *ev)
 		rc = look_at_range(p, fs, ev->start, ev->length, ev->verify, &o);
 		if (rc == 0 && o.bad_ranges)
 			note_located(p, ev->uuid);
+		break;
+	case MD_EV_FILE:
+		rc = look_at_file_range(p, fs, ev, &o);
+		break;
+	case MD_EV_HEALTH:
+		rc = look_at_sick(p, fs, ev, &o);
 		break;
 	case MD_EV_FS:
 		break;

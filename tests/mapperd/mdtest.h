@@ -48,8 +48,8 @@ const char *mdt_status_field(const char *mnt, const char *key);
  * @extra_gid (or none when (gid_t)-1) besides its own. */
 int mdt_request_as(uid_t uid, gid_t gid, gid_t extra_gid, const char *line, char *reply,
 		   size_t len);
-/* Wait until "status json" shows @mountpoint watched, with fanotify unless
- * mdt_no_fanotify (or, when @present is false, not at all).  Seconds waited,
+/* Wait until "status json" shows @mountpoint watched, with fanotify (unless
+ * mdt_no_fanotify) or the health monitor (or, when @present is false, not at all).  Seconds waited,
  * or -1 on timeout. */
 extern bool mdt_no_fanotify;
 double mdt_wait_watched(const char *mountpoint, bool present, double timeout);

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mapperd and the XFS health monitor of stock Linux 7.x (issue 38, item 2),
+ * on a dm-dust filesystem with a 10 MiB file whose block at 6 MiB is bad:
+ *  1. with health_monitor = yes, status says the monitor is on (and
+ *     fanotify off); a 4 KiB read of the bad block fails with EIO, and the
+ *     store soon holds a finding for exactly that block (kind file, the
+ *     inode, offset 6 MiB, the device byte FIEMAP names, 4096 bytes, the
+ *     file's path) with an events row of source "healthmon" naming the
+ *     inode; while the report was handled the disk read far less than the
+ *     file (the range was read, not the whole file).  The time from the
+ *     failed read to the finding is printed (bench/ measures p50/p99);
+ *  2. the filesystem unmounts while the daemon runs (the monitor keeps
+ *     nothing busy) and the daemon stops watching it;
+ *  3. mounted again with another health monitor attached first (as
+ *     xfs_healer's would be), mapperd logs that it uses fanotify, status
+ *     says why, and the same bad read arrives as a fanotify event;
+ *  4. SIGTERM stops the daemon cleanly (exit 0).
+ * A kernel without the monitor (ENOTTY) fails step 1: the test is only
+ * registered for the mainline profile.
+ *
+ * Usage (in the guest): vm_mapperd_healthmon MAPPERD MAPCTL DEVICE
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "map_healthmon.h"
+#include "mdtest.h"
+#include "vmtest.h"
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+#define FILE_MB 10
+#define BAD_AT (6 * MiB)
+
+struct want {
+	uint64_t ino, offset, physical;
+};
+
+static bool match(const struct map_finding *f, void *arg)
+{
+	const struct want *w = arg;
+
+	return !strcmp(f->source, "event") && !strcmp(f->kind, "file") && f->ino == w->ino &&
+	       f->has_offset && f->offset == w->offset && f->has_range &&
+	       f->physical == w->physical;
+}
+
+/* Bytes read from @disk so far (/sys/block/NAME/stat, sectors read). */
+static long long disk_read_bytes(const char *disk)
+{
+	char path[96];
+	unsigned long long v[3] = { 0 };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/stat", disk);
+	f = fopen(path, "r");
+	REQUIRE(f, "%s: %s", path, strerror(errno));
+	REQUIRE(fscanf(f, "%llu %llu %llu", &v[0], &v[1], &v[2]) == 3, "%s: unreadable", path);
+	fclose(f);
+	return (long long)(v[2] * 512);
+}
+
+/* 4 KiB of the file at the bad block, its pages dropped first: the errno. */
+static int read_bad_block(void)
+{
+	char buf[4096];
+
+	mdt_evict(FX_MNT "/big.bin");
+	int fd = open(FX_MNT "/big.bin", O_RDONLY | O_CLOEXEC);
+	REQUIRE(fd >= 0, "big.bin: %s", strerror(errno));
+	ssize_t got = pread(fd, buf, sizeof(buf), BAD_AT);
+	int err = got < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+struct ev_find {
+	const char *source;
+	char needle[64];
+	int n;
+};
+
+static int find_event(const struct map_event *e, void *arg)
+{
+	struct ev_find *c = arg;
+
+	if (strcmp(e->source, c->source))
+		return 0;
+	printf("event %s: %s\n", e->source, e->detail);
+	c->n += strstr(e->detail, c->needle) != NULL;
+	return 0;
+}
+
+/* Events rows of @source whose detail holds @needle (each printed). */
+static int count_events_with(const char *source, const char *needle)
+{
+	struct ev_find c = { .source = source };
+	struct map_store *st;
+
+	snprintf(c.needle, sizeof(c.needle), "%s", needle);
+	if (map_store_open(MDT_DB, MAP_STORE_READONLY, &st) != 0)
+		return -1;
+	map_store_events(st, 0, find_event, &c);
+	map_store_close(st);
+	return c.n;
+}
+
+static void check_field(const char *key, const char *want)
+{
+	const char *v = mdt_status_field(FX_MNT, key);
+
+	CHECK(v && !strncmp(v, want, strlen(want)), "status %s: %.60s, expected %s", key,
+	      v ? v : "(none)", want);
+}
+
+int main(int argc, char **argv)
+{
+	struct map_finding f;
+	char needle[64];
+	int arg;
+
+	vt_require_vm();
+	arg = mdt_args(argc, argv);
+	REQUIRE(arg < argc, "which device?");
+	fx_setup(argv[arg], vt_features());
+	const char *disk = strrchr(argv[arg], '/') ? strrchr(argv[arg], '/') + 1 : argv[arg];
+	vt_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=%d status=none && sync", FX_MNT,
+		FILE_MB);
+	struct want w = { fx_ino("big.bin"), BAD_AT, fx_file_physical("big.bin", BAD_AT) };
+
+	/* 1: the monitor's file range straight to the finding */
+	mdt_write_config("health_monitor = yes\nevent_scans = no\n");
+	pid_t pid = mdt_start(NULL);
+	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
+	check_field("health_monitor", "\"on\"");
+	check_field("fanotify", "false");
+	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w.physical / 4096));
+	vt_must("dmsetup message dust 0 enable");
+
+	long long io0 = disk_read_bytes(disk);
+	double t0 = mdt_mono();
+	int err = read_bad_block();
+	CHECK(err == EIO, "reading big.bin at 6 MiB: %s, expected EIO",
+	      err ? strerror(err) : "no error");
+	double waited = mdt_wait_finding(match, &w, t0, 30, &f);
+	long long io = disk_read_bytes(disk) - io0;
+	REQUIRE(waited >= 0, "no finding for big.bin's block at 6 MiB (device byte %llu)",
+		(unsigned long long)w.physical);
+	printf("failed read -> finding row: %.3f s (health monitor)\n", waited);
+	printf("the disk read %lld KiB from the failed read to the finding\n", io / 1024);
+	CHECK_INT(f.length, 4096);
+	CHECK(f.npaths == 1 && !strcmp(f.paths[0], "big.bin"), "paths: %zu, first %s", f.npaths,
+	      f.npaths ? f.paths[0] : "-");
+	map_finding_clear(&f);
+	/* The whole file would be 10 MiB; the range and what locating it reads
+	 * (GETFSMAP, bulkstat, a parent pointer) is far less. */
+	CHECK(io < (long long)(FILE_MB * MiB / 2), "the disk read %lld bytes: the whole file?", io);
+	snprintf(needle, sizeof(needle), "on inode %llu ", (unsigned long long)w.ino);
+	CHECK(count_events_with("healthmon", needle) >= 1, "no healthmon event names inode %llu",
+	      (unsigned long long)w.ino);
+	CHECK_INT(mdt_count_events("fanotify"), 0);
+
+	/* 2: unmount while watched */
+	vt_must("umount %s", FX_MNT);
+	CHECK(mdt_wait_watched(FX_MNT, false, 10) >= 0, "%s still watched after umount", FX_MNT);
+
+	/* 3: another monitor first: fanotify */
+	CHECK_INT(mdt_stop(pid), 0);
+	fx_mount();
+	int root = open(FX_MNT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	REQUIRE(root >= 0, "%s: %s", FX_MNT, strerror(errno));
+	int other = map_healthmon_open(root);
+	close(root);
+	REQUIRE(other >= 0, "a health monitor of our own: %s", strerror(-other));
+	pid = mdt_start(NULL);
+	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
+	check_field("health_monitor", "\"off: another monitor is attached\"");
+	check_field("fanotify", "true");
+	CHECK(vt_sh("grep -q 'another one, e.g. xfs_healer' %s", MDT_LOG) == 0,
+	      "the log does not say why the health monitor is not used");
+	mdt_sleep(2.5);				/* past the dedup window */
+	err = read_bad_block();
+	CHECK(err == EIO, "reading big.bin at 6 MiB again: %s", err ? strerror(err) : "no error");
+	double end = mdt_mono() + 30;
+	while (mdt_count_events("fanotify") < 1 && mdt_mono() < end)
+		mdt_sleep(0.05);
+	CHECK(mdt_count_events("fanotify") >= 1, "the read did not arrive through fanotify");
+	CHECK(mdt_wait_finding(match, &w, mdt_mono(), 5, &f) >= 0, "the finding is gone");
+	map_finding_clear(&f);
+
+	/* 4 */
+	CHECK_INT(mdt_stop(pid), 0);
+	close(other);
+	mdt_show_log();
+	fx_teardown();
+	CHECK_INT(vt_kernel_log_problems(), 0);
+	return check_done();
+}
