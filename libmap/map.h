@@ -918,6 +918,9 @@ char *map_escape_shell(const char *s);
 /* Whole path of @rel (stored relative to the mount root; "" is the root)
  * under @mountpoint; caller frees, NULL without memory. */
 char *map_join_path(const char *mountpoint, const char *rel);
+/* Unix time @t as local "YYYY-MM-DD HH:MM:SS" for people ("never" for 0),
+ * in @buf, which is returned. */
+const char *map_human_time(int64_t t, char *buf, size_t len);
 /* JSON string body without the quotes: each byte of invalid UTF-8 becomes
  * \udcNN (a lone low surrogate, as Python's surrogateescape reads it back),
  * controls become \u00NN.  Lossless.  Caller frees. */

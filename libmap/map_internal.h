@@ -164,5 +164,9 @@ int map_strv_add(char ***v, size_t *n, const char *path);
 /* The store's identity of the object a finding is about (its fkey). */
 void map_finding_object_key(const struct map_finding *f, char *key, size_t len);
 int map_cancelled(const volatile int *cancel);
+/* snprintf for messages and records, which may be cut short: a long mount
+ * point must not make a record fail. */
+void map_textf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif
