@@ -19,13 +19,9 @@
  * administrator has seen exactly which sectors will be (or gave --yes).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "act_offline.h"
@@ -41,222 +37,81 @@ struct offline {
 	struct ctl *ctl;
 	const struct offline_opts *o;
 	FILE *say;			/* progress for people: stderr with --json */
-	struct offline_probe probe;	/* what libblkid found on the device */
-	bool probe_failed;		/* it could not be read (the plan, not root) */
 	struct offline_plan p;		/* the filesystem, its ranges, the device */
 };
 
-/* ---- the device and its mounts ---- */
+/* ---- the target ---- */
 
-struct fs_match {
-	const char *mountpoint;		/* match by recorded mount point, or */
-	dev_t rdev;			/* by recorded device */
-	struct map_store_fs best;
-	bool found;
-};
-
-static int match_fs(const struct map_store_fs *fs, void *arg)
-{
-	struct fs_match *m = arg;
-	struct stat st;
-
-	if (m->mountpoint && strcmp(fs->mountpoint, m->mountpoint) != 0)
-		return 0;
-	if (!m->mountpoint && (stat(fs->device, &st) != 0 || !S_ISBLK(st.st_mode) ||
-			       st.st_rdev != m->rdev))
-		return 0;
-	/* The one seen last: the device or mount point was reused since. */
-	if (!m->found || fs->last_seen > m->best.last_seen) {
-		m->best = *fs;
-		m->found = true;
-	}
-	return 0;
-}
-
-static int target_device(const struct ctl *ctl, struct offline_target *t, const char *dev)
-{
-	struct stat st;
-
-	if (stat(dev, &st) != 0)
-		return fail(ctl, -errno, "%s", shown(dev));
-	if (!S_ISBLK(st.st_mode))
-		return fail(ctl, 0, "%s is not a block device", shown(dev));
-	/* An absolute name, so that no tool takes it for an option. */
-	if (dev[0] == '/')
-		snprintf(t->device, sizeof(t->device), "%s", dev);
-	else if (!realpath(dev, t->device))
-		return fail(ctl, -errno, "%s", shown(dev));
-	t->rdev = st.st_rdev;
-	return 0;
-}
-
-/* What is on the device, or why it cannot be told: read errors count as
- * "no signature" (the superblock's sector may be the unreadable one). */
-static void probe_target(struct offline *x)
-{
-	if (offline_device_probe_path(x->p.t.device, &x->probe) != 0) {
-		memset(&x->probe, 0, sizeof(x->probe));
-		x->probe_failed = true;
-	}
-}
-
-/* Anything but XFS on the device: it was reused, and xfs_repair would
- * find old XFS structures in it and write over what it holds now. */
-static int refuse_other(const struct offline *x)
-{
-	return fail(x->ctl, 0, "%s holds %s: not the XFS filesystem recorded (the device was "
-		    "reused?); refused, nothing written", shown(x->p.t.device), x->probe.other);
-}
-
-/* No XFS superblock on the device: only --uuid says which filesystem it is
- * meant to be, and it must be the one recorded on this device. */
-static int identify_by_option(struct offline *x, const struct map_store_fs *last)
+/* Why the target or its device was refused (offline_why), in words:
+ * EXIT_ERROR. */
+static int refused(const struct offline *x, const struct offline_why *w)
 {
 	const struct ctl *ctl = x->ctl;
-	struct offline_target *t = &x->p.t;
-	struct stat st;
-	int rc;
+	const struct offline_target *t = &x->p.t;
+	const struct offline_probe *pr = &x->p.probe;
 
-	if (!x->o->uuid) {
-		if (x->o->plan_only && last) {
-			t->sfs = *last;	/* the plan only reads: show the last one recorded */
-			return 0;
-		}
-		if (last)
-			return fail(ctl, 0, "%s: no XFS superblock can be read; the filesystem last "
-				    "recorded on it is %s (at %s).  If that is the one to repair, "
-				    "say so: --uuid %s", shown(t->device), last->uuid,
-				    shown(last->mountpoint), last->uuid);
+	switch (w->kind) {
+	case OFFLINE_WHY_NONE:
+	case OFFLINE_WHY_ERRNO:
+		return fail(ctl, w->err, "%s", shown(w->path));
+	case OFFLINE_WHY_DB:
+		return fail(ctl, w->err, "reading the database");
+	case OFFLINE_WHY_MOUNTINFO:
+		return fail(ctl, w->err, "reading /proc/self/mountinfo");
+	case OFFLINE_WHY_NO_SUCH:
+		return fail(ctl, 0, "%s: no such device, file or folder", shown(w->path));
+	case OFFLINE_WHY_NOT_BLOCK:
+		return fail(ctl, 0, "%s is not a block device", shown(w->path));
+	case OFFLINE_WHY_OTHER:
+		return fail(ctl, 0, "%s holds %s: not the XFS filesystem recorded (the device was "
+			    "reused?); refused, nothing written", shown(t->device), pr->other);
+	case OFFLINE_WHY_NO_SB:
 		return fail(ctl, 0, "%s: no XFS superblock can be read, and no scanned filesystem "
 			    "was recorded on this device", shown(t->device));
-	}
-	rc = map_store_fs_by_uuid(x->p.st, x->o->uuid, &t->sfs);
-	if (rc == -ENOENT)
+	case OFFLINE_WHY_NO_SB_LAST:
+		return fail(ctl, 0, "%s: no XFS superblock can be read; the filesystem last "
+			    "recorded on it is %s (at %s).  If that is the one to repair, say so: "
+			    "--uuid %s", shown(t->device), w->last.uuid, shown(w->last.mountpoint),
+			    w->last.uuid);
+	case OFFLINE_WHY_UUID_UNKNOWN:
 		return fail(ctl, 0, "--uuid %s: no such filesystem was recorded", shown(x->o->uuid));
-	if (rc)
-		return fail(ctl, rc, "reading the database");
-	if (stat(t->sfs.device, &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != t->rdev)
+	case OFFLINE_WHY_UUID_ELSEWHERE:
 		return fail(ctl, 0, "--uuid %s: that filesystem was recorded on %s, not on %s",
 			    t->sfs.uuid, shown(t->sfs.device), shown(t->device));
-	return 0;
-}
-
-/* A device given by name: which recorded filesystem it holds. */
-static int identify_device(struct offline *x)
-{
-	const struct ctl *ctl = x->ctl;
-	struct offline_target *t = &x->p.t;
-	struct fs_match m = { .rdev = t->rdev };
-	int rc;
-
-	probe_target(x);
-	if (x->probe.other[0])
-		return refuse_other(x);
-	if (x->probe.xfs) {
-		if (x->o->uuid && strcasecmp(x->o->uuid, x->probe.uuid) != 0)
-			return fail(ctl, 0, "%s holds the XFS filesystem %s, not %s",
-				    shown(t->device), x->probe.uuid, shown(x->o->uuid));
-		rc = map_store_fs_by_uuid(x->p.st, x->probe.uuid, &t->sfs);
-		if (rc == -ENOENT)
-			return fail(ctl, 0, "%s holds the XFS filesystem %s, which has never "
-				    "been scanned: nothing is recorded about it", shown(t->device),
-				    x->probe.uuid);
-		if (rc)
-			return fail(ctl, rc, "reading the database");
-		t->by_uuid = true;
-		return 0;
+	case OFFLINE_WHY_XFS_NOT_UUID:
+		return fail(ctl, 0, "%s holds the XFS filesystem %s, not %s", shown(t->device),
+			    pr->uuid, shown(x->o->uuid));
+	case OFFLINE_WHY_NEVER_SCANNED:
+		return fail(ctl, 0, "%s holds the XFS filesystem %s, which has never been scanned: "
+			    "nothing is recorded about it", shown(t->device), pr->uuid);
+	case OFFLINE_WHY_RECORDED_OTHER:
+		return fail(ctl, 0, "%s, the device recorded for %s, now holds another filesystem "
+			    "(%s): give the device", shown(t->device), shown(w->path), pr->uuid);
+	case OFFLINE_WHY_FS_OPEN:
+		if (w->err == -ENOENT)
+			return fail(ctl, 0, "%s: no such file or folder", w->path);
+		return fail(ctl, w->err, "%s", w->path);
+	case OFFLINE_WHY_PATH_NOT_SCANNED:
+		return fail(ctl, 0, "%s (uuid %s) has never been scanned", shown(w->last.mountpoint),
+			    w->last.uuid);
+	case OFFLINE_WHY_NO_DEVICE:
+		return fail(ctl, 0, "cannot find the device of %s", shown(w->path));
+	case OFFLINE_WHY_NOT_DEVICE_OF:
+		return fail(ctl, 0, "%s is not the device of %s", shown(t->device), shown(w->path));
+	case OFFLINE_WHY_CLONE:
+		return fail(ctl, 0, "the XFS filesystem %s is mounted at %s from %s: %s is a copy "
+			    "of it (or the same disk under another name); refused, nothing written "
+			    "or recorded", t->sfs.uuid, shown(w->path), shown(w->source),
+			    shown(t->device));
+	case OFFLINE_WHY_CHANGED_OPENING:
+		return fail(ctl, 0, "%s changed while it was being opened: refused",
+			    shown(t->device));
+	case OFFLINE_WHY_READ_DEVICE:
+		return fail(ctl, w->err, "reading %s", shown(t->device));
+	case OFFLINE_WHY_CHANGED:
+		return fail(ctl, 0, "%s changed since it was identified: refused", shown(t->device));
 	}
-	rc = map_store_fs_each(x->p.st, match_fs, &m);
-	if (rc)
-		return fail(ctl, rc, "reading the database");
-	return identify_by_option(x, m.found ? &m.best : NULL);
-}
-
-/* The device recorded for a mount point given by name: it must hold that
- * filesystem (or nothing readable, and --uuid says it). */
-static int identify_recorded(struct offline *x, const char *real)
-{
-	struct offline_target *t = &x->p.t;
-	struct map_store_fs rec = t->sfs;
-
-	probe_target(x);
-	if (x->probe.other[0])
-		return refuse_other(x);
-	if (x->probe.xfs) {
-		if (strcmp(x->probe.uuid, t->sfs.uuid) != 0)
-			return fail(x->ctl, 0, "%s, the device recorded for %s, now holds another "
-				    "filesystem (%s): give the device", shown(t->device),
-				    shown(real), x->probe.uuid);
-		t->by_uuid = true;
-		return 0;
-	}
-	return identify_by_option(x, &rec);
-}
-
-/*
- * Which filesystem and device @o->target names: a block device (by the XFS
- * UUID in its superblock, or, when that cannot be read, by --uuid), a
- * recorded mount point that nothing is mounted on now, or any path of a
- * mounted filesystem.
- */
-static int resolve_target(struct offline *x)
-{
-	const struct ctl *ctl = x->ctl;
-	const char *arg = x->o->target;
-	struct offline_target *t = &x->p.t;
-	char real[PATH_MAX], mnt[PATH_MAX], src[PATH_MAX];
-	struct fs_match m = { 0 };
-	struct stat st;
-	int rc;
-
-	if (stat(arg, &st) != 0)
-		return fail(ctl, 0, "%s: no such device, file or folder", shown(arg));
-	if (S_ISBLK(st.st_mode)) {
-		rc = target_device(ctl, t, arg);
-		if (rc)
-			return rc;
-		rc = identify_device(x);
-		if (rc)
-			return rc;
-		t->fs_id = t->sfs.id;
-	} else {
-		if (!realpath(arg, real))
-			return fail(ctl, -errno, "%s", shown(arg));
-		m.mountpoint = real;
-		rc = map_store_fs_each(x->p.st, match_fs, &m);
-		if (rc)
-			return fail(ctl, rc, "reading the database");
-		if (m.found && offline_find_mount(0, real, mnt, sizeof(mnt), src, sizeof(src)) == 0) {
-			/* Where a recorded filesystem was mounted, and is no more. */
-			t->sfs = m.best;
-			t->fs_id = t->sfs.id;
-			rc = target_device(ctl, t, t->sfs.device);
-			if (rc)
-				return rc;
-			rc = identify_recorded(x, real);
-			if (rc)
-				return rc;
-			t->fs_id = t->sfs.id;	/* --uuid may have named it */
-		} else {
-			rc = fs_id_for_path(ctl, x->p.st, arg, &t->fs_id, &t->sfs);
-			if (rc)
-				return rc;
-			/* Its device: the source of the mount of st_dev. */
-			if (offline_find_mount(st.st_dev, NULL, mnt, sizeof(mnt), src, sizeof(src)) != 1 ||
-			    target_device(ctl, t, src[0] == '/' ? src : t->sfs.device) != 0)
-				return fail(ctl, 0, "cannot find the device of %s", shown(arg));
-			if (t->rdev != st.st_dev)
-				return fail(ctl, 0, "%s is not the device of %s", shown(t->device),
-					    shown(arg));
-			t->by_uuid = true;	/* fs_id_for_path matched the mounted UUID */
-		}
-	}
-	rc = offline_find_mount(t->rdev, NULL, t->mounted_at, sizeof(t->mounted_at), src, sizeof(src));
-	if (rc < 0)
-		return fail(ctl, rc, "reading /proc/self/mountinfo");
-	if (rc == 0)
-		t->mounted_at[0] = '\0';
-	return 0;
+	return fail(ctl, w->err, "%s", shown(x->o->target));
 }
 
 /* ---- step 1: read again, overwrite what still fails ---- */
@@ -585,62 +440,6 @@ static void json_plan(const struct offline *x, FILE *out)
 
 /* ---- the whole ---- */
 
-/* Another device has this filesystem's UUID mounted: ours is a copy (a
- * cloned disk, a snapshot), and its repair is not the recorded one's.
- * 0 or EXIT_ERROR. */
-static int refuse_clone(const struct offline *x)
-{
-	char mnt[PATH_MAX], src[PATH_MAX];
-	int rc = offline_uuid_mounted_elsewhere(x->p.t.sfs.uuid, x->p.t.rdev, mnt, sizeof(mnt), src,
-						sizeof(src));
-
-	if (rc < 0)
-		return fail(x->ctl, rc, "reading /proc/self/mountinfo");
-	if (rc > 0)
-		return fail(x->ctl, 0, "the XFS filesystem %s is mounted at %s from %s: %s is a "
-			    "copy of it (or the same disk under another name); refused, nothing "
-			    "written or recorded", x->p.t.sfs.uuid, shown(mnt), shown(src),
-			    shown(x->p.t.device));
-	return 0;
-}
-
-/*
- * The device as opened for writing (O_EXCL): the same device that was
- * identified by name, still with the same signature, and no other device
- * has its filesystem mounted (a clone: a copy of the disk, a snapshot with
- * the same UUID, whose repair would be recorded as the original's).  What
- * is written later goes through this descriptor.  0 or EXIT_ERROR.
- */
-static int check_open_device(struct offline *x)
-{
-	const struct ctl *ctl = x->ctl;
-	struct offline_probe now;
-	char path[64];
-	struct stat st;
-	int fd, rc;
-
-	if (fstat(x->p.dev.fd, &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != x->p.t.rdev)
-		return fail(ctl, 0, "%s changed while it was being opened: refused",
-			    shown(x->p.t.device));
-	/* The same open device, read through the page cache for libblkid. */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", x->p.dev.fd);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return fail(ctl, -errno, "reading %s", shown(x->p.t.device));
-	rc = offline_device_probe(fd, &now);
-	close(fd);
-	if (rc == 0 && now.other[0]) {
-		x->probe = now;
-		return refuse_other(x);
-	}
-	if (rc == 0 ? (now.xfs != x->p.t.by_uuid ||
-		       (now.xfs && strcmp(now.uuid, x->p.t.sfs.uuid) != 0))
-		    : x->p.t.by_uuid)
-		return fail(ctl, 0, "%s changed since it was identified: refused",
-			    shown(x->p.t.device));
-	return refuse_clone(x);
-}
-
 static bool confirm(const struct offline *x)
 {
 	char line[16];
@@ -773,6 +572,8 @@ out:
 int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 {
 	struct offline x = { .ctl = ctl, .o = o, .p.dev.fd = -1, .p.unit = 512 };
+	const struct offline_ask ask = { o->target, o->uuid, o->plan_only };
+	struct offline_why why;
 	int lock = -1, holder = 0, rc;
 
 	x.say = o->json ? stderr : stdout;
@@ -785,15 +586,20 @@ int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 	rc = open_store(ctl, !o->plan_only, &x.p.st);
 	if (rc)
 		return rc;
-	rc = resolve_target(&x);
-	if (rc)
+	if (offline_resolve_target(&x.p, &ask, &why) != 0) {
+		rc = refused(&x, &why);
 		goto out;
+	}
 	if (!o->plan_only && x.p.t.mounted_at[0]) {
 		rc = fail(ctl, 0, "%s is mounted at %s: unmount it first (umount %s)",
 			  shown(x.p.t.device), shown(x.p.t.mounted_at), shown(x.p.t.mounted_at));
 		goto out;
 	}
-	if (!o->plan_only && ((rc = refuse_clone(&x)) != 0 || (rc = settle_earlier_repair(&x)) != 0))
+	if (!o->plan_only && offline_refuse_clone(&x.p, &why) != 0) {
+		rc = refused(&x, &why);
+		goto out;
+	}
+	if (!o->plan_only && (rc = settle_earlier_repair(&x)) != 0)
 		goto out;
 	if (!o->plan_only) {
 		/* One offline repair or scan of a filesystem at a time. */
@@ -817,8 +623,10 @@ int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 				  : fail(ctl, rc, "opening %s", shown(x.p.t.device));
 		goto out;
 	}
-	if (!o->plan_only && (rc = check_open_device(&x)) != 0)
+	if (!o->plan_only && offline_check_open_device(&x.p, &why) != 0) {
+		rc = refused(&x, &why);
 		goto out;
+	}
 	rc = offline_plan_collect(&x.p);
 	if (rc) {
 		rc = fail(ctl, rc, "reading the database");

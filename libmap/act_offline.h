@@ -72,11 +72,12 @@ struct offline_earlier {
 	char log[PATH_MAX], status[PATH_MAX];
 };
 
-/* One offline repair: the caller sets st, t, and opens dev (fd -1: not
- * open, unit 512 for a plan without the device). */
+/* One offline repair: the caller sets st, names t (offline_resolve_target)
+ * and opens dev (fd -1: not open, unit 512 for a plan without the device). */
 struct offline_plan {
 	struct map_store *st;
 	struct offline_target t;
+	struct offline_probe probe;	/* what libblkid found on the device */
 	struct offline_device dev;
 	uint32_t unit;			/* dev's unit; 512 for the plan without it */
 	struct map_finding *f;		/* findings with a recorded unreadable range */
@@ -94,6 +95,72 @@ struct offline_plan {
 	uint64_t total_bad;		/* all of them, past max_bad too */
 	struct offline_earlier earlier;	/* an xfs_repair started, never recorded as ended */
 };
+
+/* ---- which filesystem, which device (act_offline_target.c) ---- */
+
+/* What the administrator gave. */
+struct offline_ask {
+	const char *target;	/* device, or a mountpoint/path recorded in the db */
+	const char *uuid;	/* --uuid: the filesystem meant, when the device
+				 * shows no XFS superblock; NULL if not given */
+	bool plan_only;		/* reads only */
+};
+
+/* Why the target was refused; the names are in the plan (t, probe) or here. */
+enum offline_why_kind {
+	OFFLINE_WHY_NONE,
+	OFFLINE_WHY_ERRNO,		/* @err of name @path (stat, realpath) */
+	OFFLINE_WHY_DB,			/* @err reading the database */
+	OFFLINE_WHY_MOUNTINFO,		/* @err reading /proc/self/mountinfo */
+	OFFLINE_WHY_NO_SUCH,		/* @path: no such device, file or folder */
+	OFFLINE_WHY_NOT_BLOCK,		/* @path is not a block device */
+	OFFLINE_WHY_OTHER,		/* t.device holds probe.other, not XFS */
+	OFFLINE_WHY_NO_SB,		/* no XFS superblock, nothing recorded on it */
+	OFFLINE_WHY_NO_SB_LAST,		/* no XFS superblock; @last was recorded on it */
+	OFFLINE_WHY_UUID_UNKNOWN,	/* --uuid names no recorded filesystem */
+	OFFLINE_WHY_UUID_ELSEWHERE,	/* --uuid's (t.sfs) was recorded on another device */
+	OFFLINE_WHY_XFS_NOT_UUID,	/* t.device holds probe.uuid, not --uuid */
+	OFFLINE_WHY_NEVER_SCANNED,	/* t.device holds probe.uuid, never scanned */
+	OFFLINE_WHY_RECORDED_OTHER,	/* t.device, recorded for @path, holds probe.uuid */
+	OFFLINE_WHY_FS_OPEN,		/* @err opening the filesystem of @path */
+	OFFLINE_WHY_PATH_NOT_SCANNED,	/* @last (uuid, mount point now) never scanned */
+	OFFLINE_WHY_NO_DEVICE,		/* the device of @path cannot be found */
+	OFFLINE_WHY_NOT_DEVICE_OF,	/* t.device is not the device of @path */
+	OFFLINE_WHY_CLONE,		/* t.sfs.uuid is mounted at @path from @source */
+	OFFLINE_WHY_CHANGED_OPENING,	/* t.device changed while it was opened */
+	OFFLINE_WHY_READ_DEVICE,	/* @err reading t.device */
+	OFFLINE_WHY_CHANGED,		/* t.device changed since it was identified */
+};
+
+struct offline_why {
+	enum offline_why_kind kind;
+	int err;			/* negative errno, 0 */
+	char path[PATH_MAX];
+	char source[PATH_MAX];
+	struct map_store_fs last;
+};
+
+/*
+ * Which filesystem and device @a->target names (p->t, p->probe): a block
+ * device (by the XFS UUID in its superblock, or, when that cannot be read,
+ * by --uuid), a recorded mount point that nothing is mounted on now, or any
+ * path of a mounted filesystem; and where it is mounted now.  0, or a
+ * negative errno with why in @w.
+ */
+int offline_resolve_target(struct offline_plan *p, const struct offline_ask *a,
+			   struct offline_why *w);
+
+/* Another device has p's filesystem mounted (a clone: a copy of the disk, a
+ * snapshot with its UUID): -EPERM, or -errno, with why in @w; 0 if not. */
+int offline_refuse_clone(const struct offline_plan *p, struct offline_why *w);
+
+/*
+ * The device as opened for writing (p->dev, O_EXCL) is the one identified
+ * by name, still with the same signature, and no clone is mounted (its
+ * repair would be recorded as the original's).  What is written later goes
+ * through this descriptor.  0, or a negative errno with why in @w.
+ */
+int offline_check_open_device(struct offline_plan *p, struct offline_why *w);
 
 /* ---- the plan (act_offline_plan.c) ---- */
 
