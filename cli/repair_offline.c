@@ -27,8 +27,6 @@
 #include "act_offline.h"
 #include "repair_offline.h"
 
-/* Paths shown per finding in the text plan (JSON has them all). */
-#define OFFLINE_SHOW_PATHS 5
 /* A path escaped for people (shown()) takes up to 4 bytes per byte: room to
  * keep one past shown()'s few rotating slots. */
 #define SHOWN_PATH (4 * PATH_MAX + 1)
@@ -235,209 +233,6 @@ static int settle_earlier_repair(struct offline *x)
 	return 0;
 }
 
-/* ---- the plan, for people and for programs ---- */
-
-/* What becomes of an owner of unreadable sectors, by finding kind. */
-static const char *fate(const char *kind)
-{
-	static const struct {
-		const char *kind, *text;
-	} t[] = {
-		{ "file", "these bytes become zeros; refetch copies the file back" },
-		{ "directory", "the names in this block are lost; xfs_repair moves the files they "
-			       "named to lost+found and refetch puts them back at their paths" },
-		{ "symlink", "the link target is lost; refetch puts the link back" },
-		{ "xattr", "these extended attributes are lost; refetch copies them back" },
-		{ "extent-map", "part of the file's extent map is lost; xfs_repair may clear the "
-				"file, refetch copies it back" },
-		{ "inode", "the inode is lost; xfs_repair clears it and its names, refetch "
-			   "recreates the file" },
-		{ "inode-chunk", "inodes in this chunk are lost; xfs_repair clears them and their "
-				 "names, refetch recreates the files" },
-		{ "ag-headers", "xfs_repair rebuilds the AG header from the other copies" },
-		{ "log", "part of the journal; if xfs_repair then reports a dirty log, see "
-			 "mapctl(8)" },
-		{ "space-btrees", "xfs_repair rebuilds it from the other metadata" },
-		{ "inode-btrees", "xfs_repair rebuilds it from the inodes it finds" },
-		{ "refcount-btree", "xfs_repair rebuilds it from the other metadata" },
-		{ "cow-staging", "copy-on-write staging: nothing is lost" },
-		{ "free", "free space: nothing is lost" },
-	};
-
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(t[i].kind, kind))
-			return t[i].text;
-	return "owner unknown: xfs_repair decides";
-}
-
-static int print_finding(const struct offline_plan *p, const struct map_finding *f, void *arg)
-{
-	FILE *out = arg;
-	const char *mnt = p->t.sfs.mountpoint;
-
-	fprintf(out, "      #%lld %s", (long long)f->id, f->kind);
-	if (f->ino)
-		fprintf(out, " inode %" PRIu64, f->ino);
-	if (f->has_offset)
-		fprintf(out, " offset %" PRIu64, f->offset);
-	if (f->state != MAP_STATE_OPEN)
-		fprintf(out, " (%s)", map_state_name(f->state));
-	fprintf(out, ": %s\n", fate(f->kind));
-	for (size_t i = 0; i < f->npaths && i < OFFLINE_SHOW_PATHS; i++) {
-		fputs("        ", out);
-		print_path_text(out, mnt, f->paths[i]);
-		fputc('\n', out);
-	}
-	if (f->npaths > OFFLINE_SHOW_PATHS)
-		fprintf(out, "        and %zu more\n", f->npaths - OFFLINE_SHOW_PATHS);
-	return 0;
-}
-
-static int json_one(const struct offline_plan *p, const struct map_finding *f, void *arg)
-{
-	json_finding(arg, f, p->t.sfs.uuid, p->t.sfs.mountpoint);
-	return 0;
-}
-
-static void print_ranges(const struct offline *x, FILE *out)
-{
-	for (size_t i = 0; i < x->p.ranges.n; i++) {
-		const struct map_range *r = &x->p.ranges.v[i];
-		char b[32];
-
-		fprintf(out, "    bytes %" PRIu64 "+%" PRIu64 " (%s): ", r->start, r->length,
-			human_bytes(r->length, b, sizeof(b)));
-		if (!x->p.checked)
-			fprintf(out, "not read now (needs root and the device)\n");
-		else if (x->p.range_bad[i] == 0)
-			fprintf(out, "readable now: left alone\n");
-		else
-			fprintf(out, "%" PRIu64 " of %" PRIu64 " sectors of %u B unreadable now: "
-				"overwritten\n", x->p.range_bad[i], r->length / x->p.unit, x->p.unit);
-		offline_plan_each_finding(&x->p, i, r->start, r->length, print_finding, out);
-	}
-	if (x->p.outside)
-		fprintf(out, "    (%zu recorded range%s past the end of %s: left alone)\n",
-			x->p.outside, x->p.outside == 1 ? "" : "s", shown(x->p.t.device));
-}
-
-/* What the plan says of an earlier xfs_repair that no mapctl saw end. */
-static void print_earlier(const struct offline *x, FILE *out)
-{
-	const struct offline_earlier *e = &x->p.earlier;
-	char log[SHOWN_PATH];
-
-	snprintf(log, sizeof(log), "%s", shown(e->log));
-	switch (e->state) {
-	case EARLIER_NONE:
-		break;
-	case EARLIER_RUNNING:
-		fprintf(out, "  xfs_repair, started %s by an earlier mapctl (watcher pid %d), is "
-			"still running: --offline refuses until it ends (its output: %s).\n",
-			e->when, e->pid, log);
-		break;
-	case EARLIER_ENDED:
-		fprintf(out, "  The xfs_repair an earlier mapctl started %s ended with exit status "
-			"%d, not recorded yet: --offline records it first (its output: %s).\n",
-			e->when, e->code, log);
-		break;
-	case EARLIER_UNKNOWN:
-		fprintf(out, "  The xfs_repair an earlier mapctl started %s ended, but how is "
-			"unknown%s: check with 'xfs_repair -n %s' (its output so far: %s).\n",
-			e->when, geteuid() ? " to this user (root may read its exit status)" :
-			" (killed, or the machine stopped)", shown(x->p.t.device), log);
-		break;
-	}
-}
-
-static void print_plan(const struct offline *x, FILE *out)
-{
-	const struct offline_target *t = &x->p.t;
-	char mnt[SHOWN_PATH], dev[SHOWN_PATH], b[32];
-
-	snprintf(mnt, sizeof(mnt), "%s", shown(t->sfs.mountpoint));
-	snprintf(dev, sizeof(dev), "%s", shown(t->device));
-
-	fprintf(out, "Offline repair of %s (XFS %s on %s):\n", mnt, t->sfs.uuid, dev);
-	if (!t->by_uuid)
-		fprintf(out, "  (no XFS superblock can be read on %s: it is the device last recorded "
-			"for this filesystem; --offline needs --uuid %s to go on)\n", dev,
-			t->sfs.uuid);
-	if (t->mounted_at[0])
-		fprintf(out, "  It is mounted at %s now: unmount it first.\n", shown(t->mounted_at));
-	print_earlier(x, out);
-	fprintf(out, "1. Read again, sector by sector, the %zu device range%s (%s) the database "
-		"recorded as unreadable, and overwrite with zeros only the sectors that still "
-		"cannot be read: their contents are lost already, and the write lets the drive "
-		"remap them (xfs_repair stops at the first unreadable sector it needs).\n",
-		x->p.ranges.n, x->p.ranges.n == 1 ? "" : "s",
-		human_bytes(map_range_total(&x->p.ranges), b, sizeof(b)));
-	print_ranges(x, out);
-	if (x->p.checked)
-		fprintf(out, "   %" PRIu64 " sector%s of %u B to overwrite%s.\n", x->p.total_bad,
-			x->p.total_bad == 1 ? "" : "s", x->p.unit,
-			x->p.total_bad > x->p.max_bad ? ": more than a failing disk's worth, refused "
-			"(copy it to a new disk with ddrescue)" : "");
-	fprintf(out, "2. Run xfs_repair %s (the first in PATH), then xfs_repair -n, and "
-		"xfs_repair again while that finds something (%d passes at most).  It rebuilds "
-		"what those sectors held: names in a lost directory block are dropped and the "
-		"files they named are moved to lost+found; inodes it cannot rebuild are cleared "
-		"with their names.  If it reports a dirty log, mount and unmount the filesystem "
-		"to replay the log, then start again.\n", dev, REPAIR_PASSES);
-	fprintf(out, "3. Mount %s at %s again (not with --no-mount).\n", dev, mnt);
-	fprintf(out, "4. mapctl refetch %s --from MIRROR puts every file xfs_repair removed or "
-		"moved to lost+found back at its recorded path and copies the zeroed data back; "
-		"then mapctl scan %s checks that nothing is left.  Findings whose sectors are "
-		"overwritten become 'zeroed': a scan reads zeros as good data, so only a verified "
-		"refetch (or mapctl resolve) closes them.\n", mnt, mnt);
-	if (t->mounted_at[0])
-		fprintf(out, "Run: umount %s && mapctl repair --offline %s\n", shown(t->mounted_at),
-			dev);
-	else
-		fprintf(out, "Run: mapctl repair --offline %s\n", dev);
-}
-
-static void json_plan(const struct offline *x, FILE *out)
-{
-	struct map_json j;
-
-	json_open(&j, out, "mapctl repair --offline-plan");
-	map_json_str(&j, "fs_uuid", x->p.t.sfs.uuid);
-	map_json_str_or_null(&j, "device", x->p.t.device);
-	map_json_str_or_null(&j, "mountpoint", x->p.t.sfs.mountpoint);
-	map_json_str_or_null(&j, "mounted_at", x->p.t.mounted_at);
-	map_json_bool(&j, "identified_by_uuid", x->p.t.by_uuid);
-	map_json_bool(&j, "checked", x->p.checked);
-	map_json_uint_or_null(&j, "sector_size", x->p.checked, x->p.unit);
-	map_json_uint_or_null(&j, "unreadable_sectors", x->p.checked, x->p.total_bad);
-	map_json_uint_or_null(&j, "max_sectors", x->p.checked, x->p.max_bad);
-	map_json_uint(&j, "ranges_outside_device", x->p.outside);
-	map_json_arr(&j, "ranges");
-	for (size_t i = 0; i < x->p.ranges.n; i++) {
-		const struct map_range *r = &x->p.ranges.v[i];
-
-		map_json_obj(&j, NULL);
-		map_json_uint(&j, "device_offset", r->start);
-		map_json_uint(&j, "device_length", r->length);
-		if (x->p.checked)
-			map_json_uint(&j, "unreadable_sectors", x->p.range_bad[i]);
-		else
-			map_json_null(&j, "unreadable_sectors");
-		map_json_arr(&j, "findings");
-		offline_plan_each_finding(&x->p, i, r->start, r->length, json_one, &j);
-		map_json_end_arr(&j);
-		map_json_end_obj(&j);
-	}
-	map_json_end_arr(&j);
-	map_json_arr(&j, "steps");
-	map_json_str(&j, NULL, "overwrite the recorded sectors that still cannot be read");
-	map_json_str(&j, NULL, "xfs_repair");
-	map_json_str(&j, NULL, "mount");
-	map_json_str(&j, NULL, "mapctl refetch --from MIRROR, then mapctl scan");
-	map_json_end_arr(&j);
-	json_close(&j);
-}
-
 /* ---- the whole ---- */
 
 static bool confirm(const struct offline *x)
@@ -457,30 +252,21 @@ static bool confirm(const struct offline *x)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-static void json_result(const struct offline *x, const struct offline_overwrite *ow,
-			const struct xfs_repair_result *xr, bool ran_repair, const char *mounted)
+/* Step 3: mount it back where it was recorded.  0 or EXIT_ERROR. */
+static int mount_step(struct offline *x, const char *dev, const char *mnt, int *unrecorded)
 {
-	struct map_json j;
+	char why[256];
+	bool lost = false;
+	int rc;
 
-	json_open(&j, stdout, "mapctl repair --offline");
-	map_json_str(&j, "fs_uuid", x->p.t.sfs.uuid);
-	map_json_str(&j, "device", x->p.t.device);
-	map_json_uint(&j, "sector_size", x->p.unit);
-	map_json_uint(&j, "ranges", x->p.ranges.n);
-	map_json_uint(&j, "unreadable_sectors", x->p.total_bad);
-	map_json_uint(&j, "overwritten_sectors", ow->written);
-	map_json_uint(&j, "still_unreadable_sectors", ow->still_bad);
-	if (ran_repair) {
-		map_json_obj(&j, "xfs_repair");
-		map_json_int(&j, "status", xr->status);
-		map_json_uint(&j, "moved_to_lost_found", xr->moved);
-		map_json_str_or_null(&j, "last_line", xr->last);
-		map_json_end_obj(&j);
-	} else {
-		map_json_null(&j, "xfs_repair");
-	}
-	map_json_str_or_null(&j, "mounted_at", mounted);
-	json_close(&j);
+	fprintf(x->say, "3. mounting %s at %s\n", dev, mnt);
+	rc = offline_mount_back(&x->p, why, sizeof(why), &lost);
+	*unrecorded += lost;
+	if (rc)
+		return fail(x->ctl, 0, "%s.  %s is left unmounted: mount it yourself where it "
+			    "belongs, then go on with refetch", shown(why), dev);
+	fprintf(x->say, "   %s\n", shown(why));
+	return 0;
 }
 
 static int do_offline(struct offline *x)
@@ -492,8 +278,7 @@ static int do_offline(struct offline *x)
 	const struct ctl *ctl = x->ctl;
 	struct offline_overwrite ow = { 0 };
 	struct offline_repair xr = { 0 };
-	char why[256];
-	bool ran_repair = false, mount_unrecorded = false;
+	bool ran_repair = false;
 	const char *mounted = NULL;
 	int unrecorded = 0, rc;
 
@@ -532,17 +317,9 @@ static int do_offline(struct offline *x)
 
 	/* 3. mount */
 	if (!x->o->no_mount) {
-		fprintf(x->say, "3. mounting %s at %s\n", dev, mnt);
-		rc = offline_mount_back(&x->p, why, sizeof(why), &mount_unrecorded);
-		unrecorded += mount_unrecorded;
-		if (rc == 0)
-			fprintf(x->say, "   %s\n", shown(why));
-		if (rc) {
-			fail(ctl, 0, "%s.  %s is left unmounted: mount it yourself where it belongs, "
-			     "then go on with refetch", shown(why), dev);
-			rc = EXIT_ERROR;
+		rc = mount_step(x, dev, mnt, &unrecorded);
+		if (rc)
 			goto out;
-		}
 		mounted = x->p.t.sfs.mountpoint;
 	}
 
@@ -556,7 +333,7 @@ static int do_offline(struct offline *x)
 	rc = 0;
 out:
 	if (x->o->json)
-		json_result(x, &ow, &xr.xr, ran_repair, mounted);
+		offline_json_result(&x->p, &ow, &xr.xr, ran_repair, mounted);
 	if (unrecorded)
 		return fail(ctl, 0, "%d step%s could not be recorded", unrecorded,
 			    unrecorded == 1 ? "" : "s");
@@ -569,12 +346,95 @@ out:
 	return map_counts_open(counts) ? EXIT_DAMAGE : EXIT_CLEAN;
 }
 
+/*
+ * Before anything is written: the filesystem is not mounted, no clone of
+ * it is, an earlier xfs_repair is settled, and the scan lock is ours
+ * (*@lock).  0 or EXIT_ERROR.
+ */
+static int prepare_write(struct offline *x, int *lock)
+{
+	const struct ctl *ctl = x->ctl;
+	struct offline_why why;
+	int holder = 0, rc;
+
+	if (x->p.t.mounted_at[0])
+		return fail(ctl, 0, "%s is mounted at %s: unmount it first (umount %s)",
+			    shown(x->p.t.device), shown(x->p.t.mounted_at), shown(x->p.t.mounted_at));
+	if (offline_refuse_clone(&x->p, &why) != 0)
+		return refused(x, &why);
+	rc = settle_earlier_repair(x);
+	if (rc)
+		return rc;
+	/* One offline repair or scan of a filesystem at a time. */
+	*lock = map_scan_lock(x->p.st, x->p.t.sfs.uuid, &holder);
+	if (*lock == -EBUSY)
+		return fail(ctl, 0, "%s is being scanned or repaired (pid %d)",
+			    shown(x->p.t.sfs.mountpoint), holder);
+	if (*lock < 0)
+		return fail(ctl, *lock, "taking the lock of %s", shown(x->p.t.sfs.mountpoint));
+	return 0;
+}
+
+/* The device: to write (and checked again), or for the plan to read when
+ * it may (root).  0 or EXIT_ERROR. */
+static int open_device(struct offline *x)
+{
+	const struct ctl *ctl = x->ctl;
+	bool write = !x->o->plan_only;
+	struct offline_why why;
+	int rc = offline_device_open(&x->p.dev, x->p.t.device, write);
+
+	if (rc == 0)
+		x->p.unit = x->p.dev.unit;
+	if (rc && write)
+		return rc == -EBUSY ? fail(ctl, 0, "%s is in use (mounted elsewhere, or held by "
+					   "device-mapper, md or LVM): it must be free",
+					   shown(x->p.t.device))
+				    : fail(ctl, rc, "opening %s", shown(x->p.t.device));
+	if (write && offline_check_open_device(&x->p, &why) != 0)
+		return refused(x, &why);
+	return 0;
+}
+
+/* The recorded ranges, read again when the device is open.  0 or
+ * EXIT_ERROR. */
+static int build_plan(struct offline *x)
+{
+	const struct ctl *ctl = x->ctl;
+	int rc = offline_plan_collect(&x->p);
+
+	if (rc)
+		return fail(ctl, rc, "reading the database");
+	if (x->p.too_many)
+		return fail(ctl, 0, "more than %d unreadable ranges are recorded for %s: a disk "
+			    "failing as a whole; copy it to a new disk (ddrescue) first",
+			    OFFLINE_MAX_RANGES, shown(x->p.t.sfs.mountpoint));
+	if (x->p.dev.fd >= 0 && (rc = offline_plan_check(&x->p)) != 0)
+		return fail(ctl, rc, "reading %s", shown(x->p.t.device));
+	return 0;
+}
+
+/* --offline-plan: the plan, nothing written.  An EXIT_* status. */
+static int show_plan(struct offline *x)
+{
+	int rc = offline_find_earlier(&x->p);
+
+	if (rc)
+		return fail(x->ctl, rc, "looking for an earlier xfs_repair in %s",
+			    shown(map_store_path(x->p.st)));
+	if (x->o->json)
+		offline_json_plan(&x->p, stdout);
+	else
+		offline_print_plan(&x->p, stdout);
+	return EXIT_CLEAN;
+}
+
 int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 {
 	struct offline x = { .ctl = ctl, .o = o, .p.dev.fd = -1, .p.unit = 512 };
 	const struct offline_ask ask = { o->target, o->uuid, o->plan_only };
 	struct offline_why why;
-	int lock = -1, holder = 0, rc;
+	int lock = -1, rc;
 
 	x.say = o->json ? stderr : stdout;
 	/* Progress lines, then a failure on stderr: in that order in a log. */
@@ -586,80 +446,21 @@ int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 	rc = open_store(ctl, !o->plan_only, &x.p.st);
 	if (rc)
 		return rc;
-	if (offline_resolve_target(&x.p, &ask, &why) != 0) {
+	if (offline_resolve_target(&x.p, &ask, &why) != 0)
 		rc = refused(&x, &why);
-		goto out;
-	}
-	if (!o->plan_only && x.p.t.mounted_at[0]) {
-		rc = fail(ctl, 0, "%s is mounted at %s: unmount it first (umount %s)",
-			  shown(x.p.t.device), shown(x.p.t.mounted_at), shown(x.p.t.mounted_at));
-		goto out;
-	}
-	if (!o->plan_only && offline_refuse_clone(&x.p, &why) != 0) {
-		rc = refused(&x, &why);
-		goto out;
-	}
-	if (!o->plan_only && (rc = settle_earlier_repair(&x)) != 0)
-		goto out;
-	if (!o->plan_only) {
-		/* One offline repair or scan of a filesystem at a time. */
-		lock = map_scan_lock(x.p.st, x.p.t.sfs.uuid, &holder);
-		if (lock < 0) {
-			rc = lock == -EBUSY ? fail(ctl, 0, "%s is being scanned or repaired (pid %d)",
-						   shown(x.p.t.sfs.mountpoint), holder)
-					    : fail(ctl, lock, "taking the lock of %s",
-						   shown(x.p.t.sfs.mountpoint));
-			goto out;
-		}
-	}
-	/* The plan reads only, and only when it may (root). */
-	rc = offline_device_open(&x.p.dev, x.p.t.device, !o->plan_only);
+	else if (!o->plan_only)
+		rc = prepare_write(&x, &lock);
 	if (rc == 0)
-		x.p.unit = x.p.dev.unit;
-	if (rc && !o->plan_only) {
-		rc = rc == -EBUSY ? fail(ctl, 0, "%s is in use (mounted elsewhere, or held by "
-					 "device-mapper, md or LVM): it must be free",
-					 shown(x.p.t.device))
-				  : fail(ctl, rc, "opening %s", shown(x.p.t.device));
-		goto out;
+		rc = open_device(&x);
+	if (rc == 0)
+		rc = build_plan(&x);
+	if (rc == 0 && o->plan_only) {
+		rc = show_plan(&x);
+	} else if (rc == 0) {
+		offline_print_plan(&x.p, x.say);
+		fflush(x.say);
+		rc = do_offline(&x);
 	}
-	if (!o->plan_only && offline_check_open_device(&x.p, &why) != 0) {
-		rc = refused(&x, &why);
-		goto out;
-	}
-	rc = offline_plan_collect(&x.p);
-	if (rc) {
-		rc = fail(ctl, rc, "reading the database");
-		goto out;
-	}
-	if (x.p.too_many) {
-		rc = fail(ctl, 0, "more than %d unreadable ranges are recorded for %s: a disk "
-			  "failing as a whole; copy it to a new disk (ddrescue) first",
-			  OFFLINE_MAX_RANGES, shown(x.p.t.sfs.mountpoint));
-		goto out;
-	}
-	if (x.p.dev.fd >= 0 && (rc = offline_plan_check(&x.p)) != 0) {
-		rc = fail(ctl, rc, "reading %s", shown(x.p.t.device));
-		goto out;
-	}
-	if (o->plan_only) {
-		rc = offline_find_earlier(&x.p);
-		if (rc) {
-			rc = fail(ctl, rc, "looking for an earlier xfs_repair in %s",
-				  shown(map_store_path(x.p.st)));
-			goto out;
-		}
-		if (o->json)
-			json_plan(&x, stdout);
-		else
-			print_plan(&x, stdout);
-		rc = EXIT_CLEAN;
-		goto out;
-	}
-	print_plan(&x, x.say);
-	fflush(x.say);
-	rc = do_offline(&x);
-out:
 	offline_plan_free(&x.p);
 	if (lock >= 0)
 		close(lock);
