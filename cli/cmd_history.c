@@ -60,7 +60,7 @@ static int show_action(const struct map_action *a, void *arg)
 		return 0;
 	}
 	/* What the columns hold is escaped: a detail quotes xfs_repair's output. */
-	printf("%s  %-*s", human_time(a->at, t, sizeof(t)), ACTION_WIDTH, shown(a->action));
+	printf("%s  %-*s", map_human_time(a->at, t, sizeof(t)), ACTION_WIDTH, shown(a->action));
 	if (a->finding_id)
 		printf(" #%-5lld", (long long)a->finding_id);
 	else
@@ -95,7 +95,7 @@ static int show_event(const struct map_event *e, void *arg)
 		map_json_end_obj(l->j);
 		return 0;
 	}
-	printf("%s  %-9s", human_time(e->at, t, sizeof(t)), e->source);
+	printf("%s  %-9s", map_human_time(e->at, t, sizeof(t)), e->source);
 	if (e->ino)
 		printf(" inode %llu", (unsigned long long)e->ino);
 	if (e->error)

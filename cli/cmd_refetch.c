@@ -126,7 +126,10 @@ static void say_unrecorded(int64_t finding_id, int err, void *arg)
 	fail(arg, err, "recording the outcome of finding #%lld", (long long)finding_id);
 }
 
-static int run(struct ctl *ctl, int argc, char **argv)
+/* 0, or an EXIT_* status after saying what is wrong; the filesystem's
+ * path in *@path. */
+static int parse_options(struct ctl *ctl, int argc, char **argv, struct refetch *r,
+			 const char **path)
 {
 	static const struct option longopts[] = {
 		{ "from", required_argument, NULL, 'f' },
@@ -134,120 +137,161 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct refetch r = { .mirror_fd = -1, .unrecorded = say_unrecorded, .arg = ctl };
-	struct map_store *st = NULL;
-	struct map_store_fs sfs;
-	int64_t fs_id;
-	int c, rc;
+	int c;
 
 	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "n", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'f': r.from = optarg; break;
-		case 'n': r.dry_run = true; break;
+		case 'f': r->from = optarg; break;
+		case 'n': r->dry_run = true; break;
 		case 'j': ctl->json = true; break;
 		default: return option_error(ctl, argv, "n", longopts);
 		}
 	}
 	if (optind >= argc)
 		return fail(ctl, 0, "which filesystem? (mapctl refetch PATH --from DIR)");
-	if (!r.from || !r.from[0])
+	if (!r->from || !r->from[0])
 		return fail(ctl, 0, "where from? give --from DIR (a local folder holding the same "
 			    "tree)");
-	rc = need_root(ctl, "refetching");
-	if (rc)
-		return rc;
-	if (!refetch_is_local(r.from))
+	*path = argv[optind];
+	return 0;
+}
+
+/* The mirror (local, on another filesystem), the store, the filesystem at
+ * @path (writable) and what the store says to put back: 0, or EXIT_ERROR
+ * after saying why not. */
+static int open_all(const struct ctl *ctl, struct refetch *r, const char *path,
+		    struct map_store **st, int64_t *fs_id)
+{
+	struct map_store_fs sfs;
+	int rc;
+
+	if (!refetch_is_local(r->from))
 		return fail(ctl, 0, "the mirror %s: refetch copies from a local folder only, "
 			    "checking every file it reads and writes by descriptor; mount the "
 			    "mirror (NFS, sshfs) and give that folder, or copy with 'mapctl "
-			    "export --rsync'", shown(r.from));
-	rc = refetch_open_mirror(&r);
+			    "export --rsync'", shown(r->from));
+	rc = refetch_open_mirror(r);
 	if (rc)
-		return fail(ctl, rc, "the mirror %s", shown(r.from));
-	rc = open_store(ctl, !r.dry_run, &st);
-	if (rc)
-		goto out;
-	rc = fs_id_for_path(ctl, st, argv[optind], &fs_id, &sfs);
+		return fail(ctl, rc, "the mirror %s", shown(r->from));
+	rc = open_store(ctl, !r->dry_run, st);
 	if (rc == 0)
-		rc = open_fs(ctl, argv[optind], &r.fs);
-	if (rc == 0 && map_fs_info(r.fs)->read_only)
+		rc = fs_id_for_path(ctl, *st, path, fs_id, &sfs);
+	if (rc == 0)
+		rc = open_fs(ctl, path, &r->fs);
+	if (rc == 0 && map_fs_info(r->fs)->read_only)
 		rc = fail(ctl, 0, "%s is mounted read-only: cannot write the files back",
-			  shown(map_fs_info(r.fs)->mountpoint));
-	if (rc == 0 && (rc = refetch_load(&r, st, fs_id)) != 0)
+			  shown(map_fs_info(r->fs)->mountpoint));
+	if (rc == 0 && (rc = refetch_load(r, *st, *fs_id)) != 0)
 		rc = fail(ctl, rc, "reading the database");
-	if (rc)
-		goto out;
-	if (refetch_mirror_is_this_fs(&r)) {
+	if (rc == 0 && refetch_mirror_is_this_fs(r))
 		rc = fail(ctl, 0, "the mirror %s is on the filesystem it would restore (%s): it "
-			  "has the same damage; give a copy on another filesystem", shown(r.from),
-			  shown(r.mnt));
-		goto out;
+			  "has the same damage; give a copy on another filesystem", shown(r->from),
+			  shown(r->mnt));
+	return rc;
+}
+
+/* --dry-run: what would be refetched. */
+static void show_dry_run(const struct ctl *ctl, const struct refetch *r)
+{
+	size_t nsent = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		nsent += r->e[i].sent;
+	if (ctl->json) {
+		print_json(r, NULL);
+		return;
 	}
-	if (r.n == 0) {
+	printf("%s: would refetch %zu of %zu path%s from %s\n", shown(r->mnt), nsent, r->n,
+	       r->n == 1 ? "" : "s", shown(r->from));
+	print_text(r);
+}
+
+/* Every path's outcome and the count, for people. */
+static void show_outcome(const struct refetch *r, const int counts[MAP_STATE_NR])
+{
+	int restored = 0, removed = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		restored += r->e[i].outcome == OUT_RESTORED;
+		removed += r->e[i].outcome == OUT_REMOVED;
+	}
+	print_text(r);
+	printf("%s: %d restored and verified, ", shown(r->mnt), restored);
+	if (removed)
+		printf("%d set aside earlier removed, ", removed);
+	printf("%zu not; %d finding%s still open%s\n", r->n - (size_t)(restored + removed),
+	       map_counts_open(counts), map_counts_open(counts) == 1 ? "" : "s",
+	       restored + removed ? "; 'mapctl scan' confirms" : "");
+}
+
+/* After the paths: folders' entries put back, outcomes recorded and said.
+ * An EXIT_* status. */
+static int finish(const struct ctl *ctl, struct refetch *r, struct map_store *st, int64_t fs_id)
+{
+	int counts[MAP_STATE_NR], unrecorded, rc;
+
+	rc = refetch_put_back(r);
+	if (rc)
+		return fail(ctl, rc, "putting back the entries of folders");
+	unrecorded = refetch_record(r, st, fs_id);
+	rc = map_store_count(st, fs_id, counts);
+	if (rc)
+		return fail(ctl, rc, "reading the database");
+	if (ctl->json)
+		print_json(r, counts);
+	else
+		show_outcome(r, counts);
+	if (unrecorded)
+		return fail(ctl, 0, "%d outcome%s could not be recorded; the findings keep their "
+			    "state", unrecorded, unrecorded == 1 ? "" : "s");
+	return map_counts_open(counts) ? EXIT_DAMAGE : EXIT_CLEAN;
+}
+
+/* Check and put back every path r holds: an EXIT_* status. */
+static int put_back_all(const struct ctl *ctl, struct refetch *r, struct map_store *st,
+			int64_t fs_id)
+{
+	int rc;
+
+	if (r->n == 0) {
 		if (ctl->json)
-			print_json(&r, NULL);
+			print_json(r, NULL);
 		else
-			printf("%s: nothing to refetch\n", shown(r.mnt));
-		goto out;
+			printf("%s: nothing to refetch\n", shown(r->mnt));
+		return 0;
 	}
-	if (!ctl->json && !r.dry_run) {
-		printf("%s: refetching %zu path%s from %s\n", shown(r.mnt), r.n,
-		       r.n == 1 ? "" : "s", shown(r.from));
+	if (!ctl->json && !r->dry_run) {
+		printf("%s: refetching %zu path%s from %s\n", shown(r->mnt), r->n,
+		       r->n == 1 ? "" : "s", shown(r->from));
 		fflush(stdout);
 	}
-	rc = refetch_paths(&r);
-	if (rc) {
-		rc = fail(ctl, rc, "refetch");
-		goto out;
+	rc = refetch_paths(r);
+	if (rc)
+		return fail(ctl, rc, "refetch");
+	if (r->dry_run) {
+		show_dry_run(ctl, r);
+		return 0;
 	}
-	if (r.dry_run) {
-		size_t nsent = 0;
+	return finish(ctl, r, st, fs_id);
+}
 
-		for (size_t i = 0; i < r.n; i++)
-			nsent += r.e[i].sent;
-		if (ctl->json) {
-			print_json(&r, NULL);
-		} else {
-			printf("%s: would refetch %zu of %zu path%s from %s\n", shown(r.mnt), nsent,
-			       r.n, r.n == 1 ? "" : "s", shown(r.from));
-			print_text(&r);
-		}
-		goto out;
-	}
-	rc = refetch_put_back(&r);
-	if (rc) {
-		rc = fail(ctl, rc, "putting back the entries of folders");
-		goto out;
-	}
-	int unrecorded = refetch_record(&r, st, fs_id);
-	int counts[MAP_STATE_NR], restored = 0, removed = 0;
-	for (size_t i = 0; i < r.n; i++) {
-		restored += r.e[i].outcome == OUT_RESTORED;
-		removed += r.e[i].outcome == OUT_REMOVED;
-	}
-	rc = map_store_count(st, fs_id, counts);
-	if (rc) {
-		rc = fail(ctl, rc, "reading the database");
-		goto out;
-	}
-	if (ctl->json) {
-		print_json(&r, counts);
-	} else {
-		print_text(&r);
-		printf("%s: %d restored and verified, ", shown(r.mnt), restored);
-		if (removed)
-			printf("%d set aside earlier removed, ", removed);
-		printf("%zu not; %d finding%s still open%s\n", r.n - (size_t)(restored + removed),
-		       map_counts_open(counts), map_counts_open(counts) == 1 ? "" : "s",
-		       restored + removed ? "; 'mapctl scan' confirms" : "");
-	}
-	if (unrecorded)
-		rc = fail(ctl, 0, "%d outcome%s could not be recorded; the findings keep their "
-			  "state", unrecorded, unrecorded == 1 ? "" : "s");
-	else
-		rc = map_counts_open(counts) ? EXIT_DAMAGE : EXIT_CLEAN;
-out:
+static int run(struct ctl *ctl, int argc, char **argv)
+{
+	struct refetch r = { .mirror_fd = -1, .unrecorded = say_unrecorded, .arg = ctl };
+	struct map_store *st = NULL;
+	const char *path = NULL;
+	int64_t fs_id;
+	int rc = parse_options(ctl, argc, argv, &r, &path);
+
+	if (rc)
+		return rc;
+	rc = need_root(ctl, "refetching");
+	if (rc)
+		return rc;
+	rc = open_all(ctl, &r, path, &st, &fs_id);
+	if (rc == 0)
+		rc = put_back_all(ctl, &r, st, fs_id);
 	refetch_free(&r);
 	map_fs_close(r.fs);
 	map_store_close(st);

@@ -213,7 +213,33 @@ static void print_plan(FILE *out, const struct repair_plan *p, const char *mnt)
 	}
 }
 
-static int run(struct ctl *ctl, int argc, char **argv)
+/* mapctl repair's options, checked against each other. */
+struct repair_opts {
+	bool all, yes, dry_run, offline, offline_plan;
+	int64_t only;			/* --finding, 0 if not given */
+	struct offline_opts off;	/* --no-mount, --uuid */
+	const char *path;
+};
+
+/* The options that do not go together: 0, or EXIT_ERROR after saying so. */
+static int check_options(const struct ctl *ctl, const struct repair_opts *o)
+{
+	if (o->all && o->only)
+		return fail(ctl, 0, "--all and --finding do not go together");
+	if (o->offline && o->offline_plan)
+		return fail(ctl, 0, "--offline-plan prints what --offline does: give one of them");
+	if ((o->offline || o->offline_plan) && (o->only || o->dry_run))
+		return fail(ctl, 0, "the offline path covers the whole filesystem: no --finding "
+			    "or --dry-run (--offline-plan is its dry run)");
+	if (o->off.no_mount && !o->offline)
+		return fail(ctl, 0, "--no-mount goes with --offline");
+	if (o->off.uuid && !o->offline && !o->offline_plan)
+		return fail(ctl, 0, "--uuid goes with --offline or --offline-plan");
+	return 0;
+}
+
+/* 0, or an EXIT_* status after saying what is wrong. */
+static int parse_options(struct ctl *ctl, int argc, char **argv, struct repair_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "finding", required_argument, NULL, 'f' },
@@ -227,123 +253,147 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		{ "uuid", required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct repair_plan plan = { 0 };
-	struct repair_caps caps;
-	struct offline_opts off = { 0 };
-	bool all = false, yes = false, dry_run = false, offline = false, offline_plan = false;
-	bool only_is_data = false;
-	int64_t only = 0;
-	struct map_store *st = NULL;
-	struct map_store_fs sfs;
-	struct map_fs *fs = NULL;
-	int64_t fs_id;
 	char *end;
-	int c, rc;
+	int c;
 
 	opterr = 0;	/* option_error() says it, in one line */
 	while ((c = getopt_long(argc, argv, "yn", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			errno = 0;
-			only = strtoll(optarg, &end, 10);
-			if (errno || *end || only <= 0)
+			o->only = strtoll(optarg, &end, 10);
+			if (errno || *end || o->only <= 0)
 				return fail(ctl, 0, "--finding wants a finding number, not '%s'", optarg);
 			break;
-		case 'a': all = true; break;
-		case 'y': yes = true; break;
-		case 'n': dry_run = true; break;
+		case 'a': o->all = true; break;
+		case 'y': o->yes = true; break;
+		case 'n': o->dry_run = true; break;
 		case 'j': ctl->json = true; break;
-		case 'P': offline_plan = true; break;
-		case 'O': offline = true; break;
-		case 'M': off.no_mount = true; break;
-		case 'U': off.uuid = optarg; break;
+		case 'P': o->offline_plan = true; break;
+		case 'O': o->offline = true; break;
+		case 'M': o->off.no_mount = true; break;
+		case 'U': o->off.uuid = optarg; break;
 		default: return option_error(ctl, argv, "yn", longopts);
 		}
 	}
-	if (optind >= argc && (offline || offline_plan))
+	if (optind >= argc && (o->offline || o->offline_plan))
 		return fail(ctl, 0, "which device? (mapctl repair --offline DEVICE, or "
 			    "--offline-plan PATH|DEVICE)");
 	if (optind >= argc)
 		return fail(ctl, 0, "which filesystem? (mapctl repair PATH [--finding ID | --all])");
 	if (optind + 1 < argc)
 		return fail(ctl, 0, "one filesystem at a time ('%s' is extra)", argv[optind + 1]);
-	if (all && only)
-		return fail(ctl, 0, "--all and --finding do not go together");
-	if (offline && offline_plan)
-		return fail(ctl, 0, "--offline-plan prints what --offline does: give one of them");
-	if ((offline || offline_plan) && (only || dry_run))
-		return fail(ctl, 0, "the offline path covers the whole filesystem: no --finding "
-			    "or --dry-run (--offline-plan is its dry run)");
-	if (off.no_mount && !offline)
-		return fail(ctl, 0, "--no-mount goes with --offline");
-	if (off.uuid && !offline && !offline_plan)
-		return fail(ctl, 0, "--uuid goes with --offline or --offline-plan");
-	if (offline || offline_plan) {
-		off.target = argv[optind];
-		off.plan_only = offline_plan;
-		off.yes = yes;
-		off.json = ctl->json;
-		return repair_offline(ctl, &off);
-	}
-	if (!dry_run) {
-		rc = need_root(ctl, "repairing");
-		if (rc)
-			return rc;
-	}
-	rc = open_store(ctl, !dry_run, &st);
-	if (rc == 0)
-		rc = fs_id_for_path(ctl, st, argv[optind], &fs_id, &sfs);
-	if (rc == 0)
-		rc = open_fs(ctl, argv[optind], &fs);
-	if (rc)
-		goto out;
+	o->path = argv[optind];
+	return check_options(ctl, o);
+}
+
+/* The plan before it runs, for people. */
+static void show_plan(const struct repair_plan *plan, const struct repair_caps *caps,
+		      const char *mnt)
+{
+	printf("%s: repair plan, %zu damaged object%s in the order they are rebuilt:\n",
+	       shown(mnt), plan->n, plan->n == 1 ? "" : "s");
+	print_plan(stdout, plan, mnt);
+	if (plan->data_findings)
+		printf("  %-11s %zu damaged file range%s: the kernel cannot rebuild data, "
+		       "a mirror can\n", "refetch", plan->data_findings,
+		       plan->data_findings == 1 ? "" : "s");
+	if (!caps->kernel_repairs && caps->kernel_why)
+		printf("%s: nothing can be rebuilt online: %s\n", shown(mnt), caps->kernel_why);
+	fflush(stdout);
+}
+
+/* What came of the plan that ran, for people. */
+static void show_outcome(const struct repair_plan *plan, const struct repair_caps *caps,
+			 const struct tally *t, const char *mnt)
+{
+	printf("%s: outcome per finding:\n", shown(mnt));
+	print_results(plan, mnt);
+	printf("%s: %d healed, %d not needed, %d healed with data lost, %d unsupported, "
+	       "%d failed\n", shown(mnt), t->by[OUTCOME_HEALED], t->by[OUTCOME_NOT_NEEDED],
+	       t->by[OUTCOME_LOST], t->by[OUTCOME_UNSUPPORTED], t->by[OUTCOME_FAILED]);
+	next_steps(stdout, plan, caps, t, mnt, false);
+}
+
+/* The plan checked against what was asked (--finding):
+ * 0, or EXIT_ERROR after saying why not. */
+static int check_plan(const struct ctl *ctl, const struct repair_opts *o,
+		      const struct repair_plan *plan, bool only_is_data, const char *mnt)
+{
+	if (o->only && only_is_data)
+		return fail(ctl, 0, "finding #%lld is file data: the kernel cannot rebuild data; "
+			    "mapctl refetch %s --from MIRROR puts it back", (long long)o->only,
+			    shell_word(mnt));
+	if (o->only && plan->n == 0)
+		return fail(ctl, 0, "finding #%lld is not an open metadata finding of %s",
+			    (long long)o->only, shown(mnt));
+	return 0;
+}
+
+/* Run @plan (asked first unless --yes) and say what came of it: an EXIT_*
+ * status. */
+static int run_plan(struct ctl *ctl, const struct repair_opts *o, struct map_fs *fs,
+		    struct map_store *st, int64_t fs_id, struct repair_plan *plan,
+		    const struct repair_caps *caps)
+{
 	const struct map_fs_info *info = map_fs_info(fs);
 	const char *mnt = info->mountpoint;
-	if (info->read_only && !dry_run) {
-		rc = fail(ctl, 0, "%s is mounted read-only: the kernel repairs only writable "
-			  "filesystems (mount -o remount,rw %s)", shown(mnt), shown(mnt));
-		goto out;
-	}
-	rc = repair_plan_build(fs, st, fs_id, only, &plan, &caps, &only_is_data);
-	if (rc) {
-		rc = fail(ctl, rc, "reading the database");
-		goto out;
-	}
-	if (only && only_is_data) {
-		rc = fail(ctl, 0, "finding #%lld is file data: the kernel cannot rebuild data; "
-			  "mapctl refetch %s --from MIRROR puts it back", (long long)only,
-			  shell_word(mnt));
-		goto out;
-	}
-	if (only && plan.n == 0) {
-		rc = fail(ctl, 0, "finding #%lld is not an open metadata finding of %s",
-			  (long long)only, shown(mnt));
-		goto out;
-	}
+	const struct repair_run_ops ops = {
+		.step = ctl->json ? NULL : show_step,
+		.recount = ctl->json ? NULL : show_recount,
+		.unrecorded = say_unrecorded, .arg = ctl,
+	};
 	struct tally t;
+
+	if (!o->yes && !confirm(ctl, plan->n, shown(mnt)))
+		return isatty(STDIN_FILENO) ? EXIT_DAMAGE : EXIT_ERROR;
+	int unrecorded = repair_plan_run(fs, st, fs_id, plan, &ops);
+	tally_plan(plan, &t);
+	if (ctl->json)
+		json_plan(plan, caps, info->uuid, mnt, false);
+	else
+		show_outcome(plan, caps, &t, mnt);
+	if (unrecorded)
+		return fail(ctl, 0, "%d outcome%s could not be recorded", unrecorded,
+			    unrecorded == 1 ? "" : "s");
+	return t.by[OUTCOME_UNSUPPORTED] || t.by[OUTCOME_FAILED] ? EXIT_DAMAGE : EXIT_CLEAN;
+}
+
+/* Online repair of the filesystem at o->path: an EXIT_* status. */
+static int repair_online(struct ctl *ctl, const struct repair_opts *o, struct map_store *st,
+			 struct map_fs *fs, int64_t fs_id)
+{
+	const struct map_fs_info *info = map_fs_info(fs);
+	const char *mnt = info->mountpoint;
+	struct repair_plan plan = { 0 };
+	struct repair_caps caps;
+	bool only_is_data = false;
+	struct tally t;
+	int rc;
+
+	if (info->read_only && !o->dry_run)
+		return fail(ctl, 0, "%s is mounted read-only: the kernel repairs only writable "
+			    "filesystems (mount -o remount,rw %s)", shown(mnt), shown(mnt));
+	rc = repair_plan_build(fs, st, fs_id, o->only, &plan, &caps, &only_is_data);
+	if (rc)
+		rc = fail(ctl, rc, "reading the database");
+	else
+		rc = check_plan(ctl, o, &plan, only_is_data, mnt);
+	if (rc)
+		goto out;
 	tally_plan(&plan, &t);
 	if (plan.n == 0) {
 		if (ctl->json) {
-			json_plan(&plan, &caps, info->uuid, mnt, dry_run);
+			json_plan(&plan, &caps, info->uuid, mnt, o->dry_run);
 		} else {
 			printf("%s: no open metadata findings to repair\n", shown(mnt));
-			next_steps(stdout, &plan, &caps, &t, mnt, dry_run);
+			next_steps(stdout, &plan, &caps, &t, mnt, o->dry_run);
 		}
 		goto out;
 	}
-	if (!ctl->json) {
-		printf("%s: repair plan, %zu damaged object%s in the order they are rebuilt:\n",
-		       shown(mnt), plan.n, plan.n == 1 ? "" : "s");
-		print_plan(stdout, &plan, mnt);
-		if (plan.data_findings)
-			printf("  %-11s %zu damaged file range%s: the kernel cannot rebuild data, "
-			       "a mirror can\n", "refetch", plan.data_findings,
-			       plan.data_findings == 1 ? "" : "s");
-		if (!caps.kernel_repairs && caps.kernel_why)
-			printf("%s: nothing can be rebuilt online: %s\n", shown(mnt), caps.kernel_why);
-		fflush(stdout);
-	}
-	if (dry_run) {
+	if (!ctl->json)
+		show_plan(&plan, &caps, mnt);
+	if (o->dry_run) {
 		if (ctl->json)
 			json_plan(&plan, &caps, info->uuid, mnt, true);
 		else
@@ -351,35 +401,42 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		rc = EXIT_DAMAGE;
 		goto out;
 	}
-	if (!yes && !confirm(ctl, plan.n, shown(mnt))) {
-		rc = isatty(STDIN_FILENO) ? EXIT_DAMAGE : EXIT_ERROR;
-		goto out;
-	}
-
-	const struct repair_run_ops ops = {
-		.step = ctl->json ? NULL : show_step,
-		.recount = ctl->json ? NULL : show_recount,
-		.unrecorded = say_unrecorded, .arg = ctl,
-	};
-	int unrecorded = repair_plan_run(fs, st, fs_id, &plan, &ops);
-	tally_plan(&plan, &t);
-	if (ctl->json) {
-		json_plan(&plan, &caps, info->uuid, mnt, false);
-	} else {
-		printf("%s: outcome per finding:\n", shown(mnt));
-		print_results(&plan, mnt);
-		printf("%s: %d healed, %d not needed, %d healed with data lost, %d unsupported, "
-		       "%d failed\n", shown(mnt), t.by[OUTCOME_HEALED], t.by[OUTCOME_NOT_NEEDED],
-		       t.by[OUTCOME_LOST], t.by[OUTCOME_UNSUPPORTED], t.by[OUTCOME_FAILED]);
-		next_steps(stdout, &plan, &caps, &t, mnt, false);
-	}
-	if (unrecorded)
-		rc = fail(ctl, 0, "%d outcome%s could not be recorded", unrecorded,
-			  unrecorded == 1 ? "" : "s");
-	else
-		rc = t.by[OUTCOME_UNSUPPORTED] || t.by[OUTCOME_FAILED] ? EXIT_DAMAGE : EXIT_CLEAN;
+	rc = run_plan(ctl, o, fs, st, fs_id, &plan, &caps);
 out:
 	repair_plan_free(&plan);
+	return rc;
+}
+
+static int run(struct ctl *ctl, int argc, char **argv)
+{
+	struct repair_opts o = { 0 };
+	struct map_store *st = NULL;
+	struct map_store_fs sfs;
+	struct map_fs *fs = NULL;
+	int64_t fs_id;
+	int rc = parse_options(ctl, argc, argv, &o);
+
+	if (rc)
+		return rc;
+	if (o.offline || o.offline_plan) {
+		o.off.target = o.path;
+		o.off.plan_only = o.offline_plan;
+		o.off.yes = o.yes;
+		o.off.json = ctl->json;
+		return repair_offline(ctl, &o.off);
+	}
+	if (!o.dry_run) {
+		rc = need_root(ctl, "repairing");
+		if (rc)
+			return rc;
+	}
+	rc = open_store(ctl, !o.dry_run, &st);
+	if (rc == 0)
+		rc = fs_id_for_path(ctl, st, o.path, &fs_id, &sfs);
+	if (rc == 0)
+		rc = open_fs(ctl, o.path, &fs);
+	if (rc == 0)
+		rc = repair_online(ctl, &o, st, fs, fs_id);
 	map_fs_close(fs);
 	map_store_close(st);
 	return rc;

@@ -219,7 +219,7 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 		printf("\n      note: no reverse-mapping btree: slower owner lookup, little repair");
 	printf("\n last scan: ");
 	if (have_scan) {
-		printf("%s, %s", human_time(last.started, a, sizeof(a)), last.state);
+		printf("%s, %s", map_human_time(last.started, a, sizeof(a)), last.state);
 		if (strcmp(last.state, "complete") != 0)
 			printf(" in phase %s", last.phase);
 		printf(", %.0f s", last.seconds);
@@ -232,7 +232,7 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 		printf("never");
 	}
 	if (have_media && (!have_scan || media.id != last.id))
-		printf("\n last full: %s", human_time(media.finished, a, sizeof(a)));
+		printf("\n last full: %s", map_human_time(media.finished, a, sizeof(a)));
 	printf("\n  findings: open %d, refetched %d, repaired %d, ignored %d, resolved %d",
 	       counts[MAP_STATE_OPEN], counts[MAP_STATE_REFETCHED], counts[MAP_STATE_REPAIRED],
 	       counts[MAP_STATE_IGNORED], counts[MAP_STATE_RESOLVED]);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mapctl.h"
@@ -189,20 +188,6 @@ const char *human_bytes(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
 	else
 		snprintf(buf, len, "%.1f %s", v, units[u]);
-	return buf;
-}
-
-const char *human_time(int64_t t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (t == 0) {
-		snprintf(buf, len, "never");
-		return buf;
-	}
-	localtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 	return buf;
 }
 

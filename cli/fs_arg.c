@@ -46,7 +46,7 @@ static void say_candidate(struct mount_match *m, const struct map_store_fs *fs)
 
 	if (m->listed++ < CANDIDATES_SHOWN)
 		fprintf(stderr, "  %s  %s  last seen %s\n", shown(fs->uuid), shown(fs->mountpoint),
-			human_time(fs->last_seen, t, sizeof(t)));
+			map_human_time(fs->last_seen, t, sizeof(t)));
 	else if (m->listed == CANDIDATES_SHOWN + 1)
 		fprintf(stderr, "  ... and more\n");
 }

@@ -67,9 +67,8 @@ int fs_id_for_path(const struct ctl *ctl, struct map_store *st, const char *path
 int fs_from_store(const struct ctl *ctl, struct map_store *st, const char *arg, int64_t *fs_id,
 		  struct map_store_fs *out);
 
-/* Sizes and times for people. */
+/* Sizes for people (times: map_human_time). */
 const char *human_bytes(uint64_t bytes, char *buf, size_t len);
-const char *human_time(int64_t t, char *buf, size_t len);
 
 /* @s escaped for people (map_escape_text) in a static buffer that stays
  * valid for the next three calls: for printf arguments. */

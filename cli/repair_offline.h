@@ -11,7 +11,9 @@
 #define MAPCTL_REPAIR_OFFLINE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
+#include "act_offline.h"
 #include "mapctl.h"
 
 /* mapctl repair --offline-plan / --offline: see mapctl(8). */
@@ -26,5 +28,11 @@ struct offline_opts {
 };
 
 int repair_offline(struct ctl *ctl, const struct offline_opts *o);	/* returns an EXIT_* status */
+
+/* The plan and the result for people and programs (repair_offline_show.c). */
+void offline_print_plan(const struct offline_plan *p, FILE *out);
+void offline_json_plan(const struct offline_plan *p, FILE *out);
+void offline_json_result(const struct offline_plan *p, const struct offline_overwrite *ow,
+			 const struct xfs_repair_result *xr, bool ran_repair, const char *mounted);
 
 #endif

@@ -23,7 +23,6 @@
 #include <fcntl.h>
 #include <libmount.h>
 #include <linux/openat2.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,19 +32,10 @@
 #include <unistd.h>
 
 #include "act_offline_mount.h"
+#include "map_internal.h"
 
 /* Names on a mount point's path at most (PATH_MAX / 2: "a/" each). */
 #define MOUNT_MAX_DEPTH 2048
-
-static void __attribute__((format(printf, 3, 4)))
-say_why(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
 
 /* One name, a folder, no link of any kind: RESOLVE_NO_SYMLINKS refuses a
  * symbolic link as the name itself too (ELOOP), as long as O_NOFOLLOW is
@@ -66,12 +56,12 @@ static int check_folder(const struct stat *st, const char *path, size_t upto, bo
 			char *why, size_t len)
 {
 	if (st->st_uid != 0) {
-		say_why(why, len, "%.*s is owned by uid %u, not root: its owner decides what "
+		map_textf(why, len, "%.*s is owned by uid %u, not root: its owner decides what "
 			"%s names", (int)upto, path, (unsigned int)st->st_uid, path);
 		return -EPERM;
 	}
 	if (!last && (st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX)) {
-		say_why(why, len, "%.*s may be written by others (mode %04o): they decide what "
+		map_textf(why, len, "%.*s may be written by others (mode %04o): they decide what "
 			"%s names", (int)upto, path, (unsigned int)(st->st_mode & 07777), path);
 		return -EPERM;
 	}
@@ -85,7 +75,7 @@ int offline_open_mountpoint(const char *path, char *why, size_t len)
 	int fd, rc;
 
 	if (path[0] != '/') {
-		say_why(why, len, "%s is not an absolute path", path);
+		map_textf(why, len, "%s is not an absolute path", path);
 		return -EINVAL;
 	}
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -105,7 +95,7 @@ int offline_open_mountpoint(const char *path, char *why, size_t len)
 		size_t n = strcspn(p, "/");
 		if (n >= sizeof(name)) {
 			close(fd);
-			say_why(why, len, "a name in %s is too long", path);
+			map_textf(why, len, "a name in %s is too long", path);
 			return -ENAMETOOLONG;
 		}
 		memcpy(name, p, n);
@@ -114,13 +104,13 @@ int offline_open_mountpoint(const char *path, char *why, size_t len)
 		bool last = !p[strspn(p, "/")];
 		if (!strcmp(name, ".") || !strcmp(name, "..")) {
 			close(fd);
-			say_why(why, len, "%s holds \".\" or \"..\"", path);
+			map_textf(why, len, "%s holds \".\" or \"..\"", path);
 			return -EINVAL;
 		}
 		int next = open_beneath(fd, name);
 		close(fd);
 		if (next < 0) {
-			say_why(why, len, next == -ELOOP ? "%.*s is a symbolic link (not followed)" :
+			map_textf(why, len, next == -ELOOP ? "%.*s is a symbolic link (not followed)" :
 				next == -ENOTDIR ? "%.*s is not a folder" : "%.*s cannot be opened",
 				(int)(p - path), path);
 			return next;
@@ -138,7 +128,7 @@ int offline_open_mountpoint(const char *path, char *why, size_t len)
 		}
 	}
 	close(fd);
-	say_why(why, len, "%s has too many names", path);
+	map_textf(why, len, "%s has too many names", path);
 	return -ENAMETOOLONG;
 }
 
@@ -177,7 +167,7 @@ int offline_fstab_options(const char *mnt, struct mount_options *o, char *why, s
 		rc = 0;		/* no fstab at all */
 	fs = rc == 0 ? mnt_table_find_target(tb, mnt, MNT_ITER_BACKWARD) : NULL;
 	if (rc) {
-		say_why(why, len, "/etc/fstab cannot be read: %s", strerror(-rc));
+		map_textf(why, len, "/etc/fstab cannot be read: %s", strerror(-rc));
 		goto out;
 	}
 	if (!fs)
@@ -188,12 +178,12 @@ int offline_fstab_options(const char *mnt, struct mount_options *o, char *why, s
 	snprintf(o->all, sizeof(o->all), "%s", all ? all : "defaults");
 	if (vfs && mnt_optstr_get_flags(vfs, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) != 0) {
 		rc = -EINVAL;
-		say_why(why, len, "the options /etc/fstab gives %s (%s) cannot be read", mnt, o->all);
+		map_textf(why, len, "the options /etc/fstab gives %s (%s) cannot be read", mnt, o->all);
 		goto out;
 	}
 	if (snprintf(o->fs, sizeof(o->fs), "%s", fso ? fso : "") >= (int)sizeof(o->fs)) {
 		rc = -E2BIG;
-		say_why(why, len, "the options /etc/fstab gives %s are too long", mnt);
+		map_textf(why, len, "the options /etc/fstab gives %s are too long", mnt);
 		goto out;
 	}
 	for (size_t i = 0; i < sizeof(vfs_flags) / sizeof(vfs_flags[0]); i++) {
@@ -208,7 +198,7 @@ int offline_fstab_options(const char *mnt, struct mount_options *o, char *why, s
 	}
 	if (flags) {
 		rc = -EINVAL;
-		say_why(why, len, "/etc/fstab gives %s options mapctl does not apply (%s): mount it "
+		map_textf(why, len, "/etc/fstab gives %s options mapctl does not apply (%s): mount it "
 			"yourself", mnt, o->all);
 		goto out;
 	}
@@ -229,7 +219,7 @@ static int set_options(int fsfd, const char *optstr, char *why, size_t len)
 		char n[256], v[768];
 
 		if (nsz >= sizeof(n) || (value && vsz >= sizeof(v))) {
-			say_why(why, len, "an option is too long");
+			map_textf(why, len, "an option is too long");
 			return -E2BIG;
 		}
 		memcpy(n, name, nsz);
@@ -242,7 +232,7 @@ static int set_options(int fsfd, const char *optstr, char *why, size_t len)
 			     fsconfig(fsfd, FSCONFIG_SET_FLAG, n, NULL, 0)) != 0) {
 			int rc = -errno;
 
-			say_why(why, len, "option %s%s%s: %s", n, value ? "=" : "", value ? v : "",
+			map_textf(why, len, "option %s%s%s: %s", n, value ? "=" : "", value ? v : "",
 				strerror(-rc));
 			return rc;
 		}
@@ -260,12 +250,12 @@ int offline_mount_at(const char *device, dev_t rdev, int dirfd, const struct mou
 	fsfd = fsopen("xfs", FSOPEN_CLOEXEC);
 	if (fsfd < 0) {
 		rc = -errno;
-		say_why(why, len, "fsopen xfs: %s", strerror(-rc));
+		map_textf(why, len, "fsopen xfs: %s", strerror(-rc));
 		return rc;
 	}
 	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", device, 0) != 0) {
 		rc = -errno;
-		say_why(why, len, "mounting %s: %s", device, strerror(-rc));
+		map_textf(why, len, "mounting %s: %s", device, strerror(-rc));
 		goto out;
 	}
 	if (opts && ((rc = set_options(fsfd, o->sb_flags, why, len)) != 0 ||
@@ -273,24 +263,24 @@ int offline_mount_at(const char *device, dev_t rdev, int dirfd, const struct mou
 		goto out;
 	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0) {
 		rc = -errno;
-		say_why(why, len, "mounting %s: %s", device, strerror(-rc));
+		map_textf(why, len, "mounting %s: %s", device, strerror(-rc));
 		goto out;
 	}
 	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, opts ? (unsigned int)o->attr : 0);
 	if (mfd < 0) {
 		rc = -errno;
-		say_why(why, len, "fsmount %s: %s", device, strerror(-rc));
+		map_textf(why, len, "fsmount %s: %s", device, strerror(-rc));
 		goto out;
 	}
 	/* Still detached: nothing is hidden yet if it is the wrong device. */
 	if (fstat(mfd, &st) != 0 || st.st_dev != rdev) {
 		rc = -ESTALE;
-		say_why(why, len, "%s is no longer the device that was repaired", device);
+		map_textf(why, len, "%s is no longer the device that was repaired", device);
 		goto out;
 	}
 	if (move_mount(mfd, "", dirfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
 		rc = -errno;
-		say_why(why, len, "move_mount: %s", strerror(-rc));
+		map_textf(why, len, "move_mount: %s", strerror(-rc));
 	}
 out:
 	if (mfd >= 0)

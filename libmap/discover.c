@@ -204,6 +204,12 @@ static void format_uuid(const unsigned char *u, char out[40])
 		 u[13], u[14], u[15]);
 }
 
+int map_fsgeometry_call(int fd, struct xfs_fsop_geom *geom)
+{
+	memset(geom, 0, sizeof(*geom));
+	return ioctl(fd, XFS_IOC_FSGEOMETRY, geom) != 0 ? -errno : 0;
+}
+
 /* Open fs->info.mountpoint as the filesystem's root (it must be on
  * fs->info.dev), note its inode number and read the geometry. */
 static int open_root(struct map_fs *fs, struct xfs_fsop_geom *geom)
@@ -216,9 +222,10 @@ static int open_root(struct map_fs *fs, struct xfs_fsop_geom *geom)
 	if (fstat(fs->fd, &st) != 0 || st.st_dev != (dev_t)fs->info.dev)
 		return -MAP_EUNMOUNTED;
 	fs->info.root_ino = st.st_ino;
-	memset(geom, 0, sizeof(*geom));
-	if (ioctl(fs->fd, XFS_IOC_FSGEOMETRY, geom) != 0)
-		return -errno;
+	int rc = map_fsgeometry_call(fs->fd, geom);
+
+	if (rc)
+		return rc;
 	map_geometry_from_xfs(&fs->info.geo, geom);
 	return 0;
 }

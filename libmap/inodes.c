@@ -15,8 +15,8 @@
 #define INUMBERS_BATCH	256	/* chunks per INUMBERS call */
 #define BULKSTAT_BATCH	1024	/* inodes per BULKSTAT call */
 
-static int bulkstat_call(struct map_fs *fs, struct xfs_bulkstat_req *req, uint64_t ino,
-			 uint32_t count)
+int map_bulkstat_call(struct map_fs *fs, struct xfs_bulkstat_req *req, uint64_t ino,
+		      uint32_t count)
 {
 	/* Clear the records too: the ioctl's size covers only the header, so
 	 * memory checkers cannot tell that the kernel filled the records. */
@@ -35,7 +35,7 @@ int map_bulkstat_one(struct map_fs *fs, uint64_t ino, struct xfs_bulkstat *bs)
 		struct xfs_bulkstat_req req;
 		struct xfs_bulkstat one;
 	} buf;
-	int rc = bulkstat_call(fs, &buf.req, ino, 1);
+	int rc = map_bulkstat_call(fs, &buf.req, ino, 1);
 
 	if (rc)
 		return rc;
@@ -107,7 +107,7 @@ static int walk_chunks(struct walk *w, const struct xfs_inumbers *chunks, uint32
 	uint64_t end = chunks[n - 1].xi_startino + CHUNK_INODES;
 
 	while (cursor < end) {
-		int rc = bulkstat_call(w->fs, w->req, cursor, BULKSTAT_BATCH);
+		int rc = map_bulkstat_call(w->fs, w->req, cursor, BULKSTAT_BATCH);
 
 		if (rc == 0) {
 			uint32_t got = w->req->hdr.ocount;

@@ -70,6 +70,9 @@ int map_scrub_call(int fd, uint32_t type, uint32_t agno, uint64_t ino, uint32_t 
 
 /* Text for scrub output flags ("corrupt,xfail"), written into buf. */
 const char *map_scrub_oflags_str(uint32_t oflags, char *buf, size_t len);
+/* Do scrub output flags say the object is corrupt (or cross-referencing
+ * found it so)? */
+bool map_scrub_oflags_corrupt(uint32_t oflags);
 
 
 /* ---- discover: an opened, mounted XFS filesystem -------------------------- */
@@ -140,6 +143,31 @@ int map_open_inode(struct map_fs *fs, uint64_t ino, uint32_t gen, int flags);
 int map_inode_generation(struct map_fs *fs, uint64_t ino, uint32_t *gen);
 /* Fill geometry from a raw struct xfs_fsop_geom (exposed for unit tests). */
 void map_geometry_from_xfs(struct map_geometry *geo, const void *xfs_fsop_geom);
+
+/* ---- health: what the kernel already marked sick, since mount (health.c) -- */
+
+struct map_fs_health {
+	uint32_t fs_sick;		/* XFS_FSOP_GEOM_SICK_* */
+	uint32_t sick_ags;		/* AGs with any XFS_AG_GEOM_SICK_* bit */
+	uint32_t ag_sick_union;		/* those bits, of all AGs */
+};
+
+struct map_inode_health {
+	uint64_t ino;
+	uint32_t gen;
+	uint32_t mode;
+	uint16_t sick;			/* XFS_BS_SICK_* */
+	bool has_attr;			/* an attribute fork */
+};
+
+/* The filesystem's and every AG's sick bits (one ioctl per AG). */
+int map_fs_health(struct map_fs *fs, struct map_fs_health *h);
+/* One inode's: 0, -ENOENT if it is not allocated, or another -errno. */
+int map_inode_health(struct map_fs *fs, uint64_t ino, struct map_inode_health *out);
+/* Every allocated inode bulkstat calls sick, @fn for each (nonzero stops
+ * the walk and is returned).  0 or -errno. */
+int map_sick_inodes(struct map_fs *fs, int (*fn)(const struct map_inode_health *h, void *arg),
+		    void *arg);
 
 /* ---- geometry arithmetic (pure) -------------------------------------------- */
 
@@ -893,6 +921,9 @@ char *map_escape_shell(const char *s);
 /* Whole path of @rel (stored relative to the mount root; "" is the root)
  * under @mountpoint; caller frees, NULL without memory. */
 char *map_join_path(const char *mountpoint, const char *rel);
+/* Unix time @t as local "YYYY-MM-DD HH:MM:SS" for people ("never" for 0),
+ * in @buf, which is returned. */
+const char *map_human_time(int64_t t, char *buf, size_t len);
 /* JSON string body without the quotes: each byte of invalid UTF-8 becomes
  * \udcNN (a lone low surrogate, as Python's surrogateescape reads it back),
  * controls become \u00NN.  Lossless.  Caller frees. */

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "act_offline.h"
 #include "act_refetch.h"
 #include "act_repair_plan.h"
 #include "map.h"
@@ -67,5 +68,7 @@ int repair_plan_run(struct map_fs *fs, struct map_store *st, int64_t fs_id, stru
 const char *repair_step_word(enum repair_outcome o);
 
 /* ---- refetch: act_refetch.h (the run and its rows), act_refetch.c ---- */
+
+/* ---- the offline path: act_offline.h, act_offline_*.c ---- */
 
 #endif

@@ -37,8 +37,16 @@ void map_fs_release_state(struct map_fs *fs);
  */
 uint64_t map_inodes_in_use(uint64_t allocino, uint64_t freeino);
 
+/* One XFS_IOC_FSGEOMETRY call into @geom (cleared first): 0 or -errno
+ * (discover.c). */
+int map_fsgeometry_call(int fd, struct xfs_fsop_geom *geom);
+
 /* ---- inodes.c: bulkstat, inumbers, handles ---- */
 
+/* One XFS_IOC_BULKSTAT call: up to @count inodes from @ino into @req
+ * (XFS_BULKSTAT_REQ_SIZE(count) bytes, cleared first).  0 or -errno. */
+int map_bulkstat_call(struct map_fs *fs, struct xfs_bulkstat_req *req, uint64_t ino,
+		      uint32_t count);
 /* Bulkstat one inode.  0, -ENOENT if not allocated, or another -errno. */
 int map_bulkstat_one(struct map_fs *fs, uint64_t ino, struct xfs_bulkstat *bs);
 
@@ -156,5 +164,9 @@ int map_strv_add(char ***v, size_t *n, const char *path);
 /* The store's identity of the object a finding is about (its fkey). */
 void map_finding_object_key(const struct map_finding *f, char *key, size_t len);
 int map_cancelled(const volatile int *cancel);
+/* snprintf for messages and records, which may be cut short: a long mount
+ * point must not make a record fail. */
+void map_textf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -59,6 +59,11 @@ uint32_t map_scrub_type_count(void)
 	return MAP_SCRUB_TYPE_NR;
 }
 
+bool map_scrub_oflags_corrupt(uint32_t oflags)
+{
+	return oflags & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT);
+}
+
 const char *map_scrub_oflags_str(uint32_t oflags, char *buf, size_t len)
 {
 	static const struct { uint32_t bit; const char *name; } names[] = {

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Small helpers shared by the stages. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "map_internal.h"
@@ -80,4 +83,27 @@ char *map_join_path(const char *mountpoint, const char *rel)
 	if (!rel[0])
 		p[m ? m : 1] = '\0';	/* the root itself */
 	return p;
+}
+
+void map_textf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+const char *map_human_time(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t == 0) {
+		snprintf(buf, len, "never");
+		return buf;
+	}
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
 }

@@ -27,7 +27,6 @@
 #include "metrics_file.h"
 #include "notify.h"
 #include "pipeline.h"
-#include "xfs_abi.h"
 
 #define QUEUE_MAX 1024
 /* The kernel log can be made to say things by anyone (see kmsg_parse.h):
@@ -551,7 +550,7 @@ static int scrub_inode(struct map_fs *fs, const struct md_sick_inode *si, struct
 		r.error = map_scrub_call(map_fs_fd(fs), types[i], 0, si->ino, si->gen, 0, &r.oflags);
 		if (r.error == -ENOENT || r.error == -EBUSY || r.error == -EOPNOTSUPP)
 			continue;
-		if (!r.error && !(r.oflags & (XFS_SCRUB_OFLAG_CORRUPT | XFS_SCRUB_OFLAG_XCORRUPT)))
+		if (!r.error && !map_scrub_oflags_corrupt(r.oflags))
 			continue;
 		struct map_finding f;
 
