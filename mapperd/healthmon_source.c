@@ -100,11 +100,13 @@ static void on_lost(struct hm_ctx *c, const struct map_hm_record *r)
 static void on_file(struct hm_ctx *c, const struct map_hm_record *r)
 {
 	struct md_event *ev = new_event(c, MD_EV_FILE);
+	const char *type = map_healthmon_type_name(r->type), *error = strerror(r->error);
+	char where[96];
 
-	log_notice("%s %s: kernel reports %s (%s) on inode %" PRIu64 " gen %" PRIu32
-		   " bytes %" PRIu64 "+%" PRIu64, c->fs->uuid, c->fs->mountpoint,
-		   map_healthmon_type_name(r->type), strerror(r->error), r->ino, r->gen, r->start,
-		   r->length);
+	snprintf(where, sizeof(where), "inode %" PRIu64 " gen %" PRIu32 " bytes %" PRIu64 "+%"
+		 PRIu64, r->ino, r->gen, r->start, r->length);
+	log_notice("%s %s: kernel reports %s (%s) on %s", c->fs->uuid, c->fs->mountpoint, type,
+		   error, where);
 	if (!ev)
 		return;
 	ev->ino = r->ino;
@@ -113,9 +115,7 @@ static void on_file(struct hm_ctx *c, const struct map_hm_record *r)
 	ev->length = r->length;
 	ev->error = r->error;
 	ev->write = r->type == MAP_HM_TYPE_BUFWRITE || r->type == MAP_HM_TYPE_DIOWRITE;
-	snprintf(ev->detail, sizeof(ev->detail), "%s: %s on inode %" PRIu64 " gen %" PRIu32
-		 " bytes %" PRIu64 "+%" PRIu64, map_healthmon_type_name(r->type), strerror(r->error),
-		 r->ino, r->gen, r->start, r->length);
+	snprintf(ev->detail, sizeof(ev->detail), "%s: %s on %s", type, error, where);
 	submit(c, ev);
 }
 

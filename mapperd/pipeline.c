@@ -460,6 +460,18 @@ static void on_bad(uint64_t start, uint64_t length, int error, void *arg)
 		b->error = -ENOMEM;
 }
 
+/* Every range a read proved bad, counted and mapped to its owners. */
+static int locate_bad(struct map_fs *fs, const struct map_range_list *bad, struct outcome *o)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < bad->n; i++) {
+		o->bad_ranges++;
+		rc = locate_range(fs, bad->v[i].start, bad->v[i].length, o);
+	}
+	return rc;
+}
+
 /* Read @ranges of the data device; the bad ones go to @bad. */
 static int verify(struct md_pipeline *p, struct map_fs *fs, const struct map_range_list *ranges,
 		  struct bad_list *bad, struct outcome *o)
@@ -520,10 +532,8 @@ static int look_at_range(struct md_pipeline *p, struct map_fs *fs, uint64_t star
 	} else {
 		rc = map_range_add(&bad.ranges, start, length);
 	}
-	for (size_t i = 0; rc == 0 && i < bad.ranges.n; i++) {
-		o->bad_ranges++;
-		rc = locate_range(fs, bad.ranges.v[i].start, bad.ranges.v[i].length, o);
-	}
+	if (rc == 0)
+		rc = locate_bad(fs, &bad.ranges, o);
 	if (rc == 0 && do_verify && bad.ranges.n == 0)
 		snprintf(o->note, sizeof(o->note), "; the range reads fine now");
 	map_range_free(&bad.ranges);
@@ -703,10 +713,8 @@ static int look_at_inode(struct md_pipeline *p, struct map_fs *fs, uint64_t ino,
 	} else if (fd != -ELOOP && fd != -EINVAL) {
 		log_debug("%s: cannot open inode %" PRIu64 ": %s", info->uuid, ino, map_strerror(fd));
 	}
-	for (size_t i = 0; rc == 0 && i < bad.ranges.n; i++) {
-		o->bad_ranges++;
-		rc = locate_range(fs, bad.ranges.v[i].start, bad.ranges.v[i].length, o);
-	}
+	if (rc == 0)
+		rc = locate_bad(fs, &bad.ranges, o);
 	if (rc == 0 && bad.ranges.n == 0)
 		rc = scrub_inode(fs, &si, o);
 	if (rc == 0 && bad.ranges.n == 0 && o->n == 0 && partial && event_scans(p) &&
@@ -770,10 +778,8 @@ static int look_at_file_range(struct md_pipeline *p, struct map_fs *fs, const st
 		if (rc == 0 && bad.ranges.n == 0)
 			snprintf(o->note, sizeof(o->note), "; the range reads fine now");
 	}
-	for (size_t i = 0; rc == 0 && i < bad.ranges.n; i++) {
-		o->bad_ranges++;
-		rc = locate_range(fs, bad.ranges.v[i].start, bad.ranges.v[i].length, o);
-	}
+	if (rc == 0)
+		rc = locate_bad(fs, &bad.ranges, o);
 	map_range_free(&dev);
 	map_range_free(&reads);
 	map_range_free(&bad.ranges);
