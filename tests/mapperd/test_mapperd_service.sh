@@ -88,7 +88,11 @@ echo "$(wc -l < "$tmp/allowed") system calls allowed"
 value() { sed -n "s/^$1=//p" "$tmp/mapperd.service" | tail -n 1; }
 want() {
 	got=$(value "$1")
-	[ "$got" = "$2" ] && echo "ok: $1=$2" || fail "$1 is '$got', want '$2'"
+	if [ "$got" = "$2" ]; then
+		echo "ok: $1=$2"
+	else
+		fail "$1 is '$got', want '$2'"
+	fi
 }
 want Type notify
 want NotifyAccess main

@@ -76,8 +76,11 @@ check_via_run() {
 }
 
 check_direct() {
-	[ ! -e "$tmp/out/run-args" ] && echo "ok: $1 ran sendmail directly" ||
+	if [ ! -e "$tmp/out/run-args" ]; then
+		echo "ok: $1 ran sendmail directly"
+	else
 		fail "$1: went through systemd-run"
+	fi
 }
 
 run direct
@@ -102,17 +105,26 @@ fi
 
 for via in direct systemd-run; do
 	STATUS=75 run $via
-	[ "$status" = 75 ] && echo "ok: sendmail's status 75 is the hook's ($via)" ||
+	if [ "$status" = 75 ]; then
+		echo "ok: sendmail's status 75 is the hook's ($via)"
+	else
 		fail "$via: sendmail exited 75, the hook $status"
+	fi
 done
 
 SENDMAIL=/nonexistent/sendmail run auto
-[ "$status" = 0 ] && grep -q 'no sendmail' "$tmp/stderr" && echo "ok: no sendmail" ||
+if [ "$status" = 0 ] && grep -q 'no sendmail' "$tmp/stderr"; then
+	echo "ok: no sendmail"
+else
 	fail "no sendmail: status $status, stderr: $(cat "$tmp/stderr")"
+fi
 
 run bogus
-[ "$status" = 1 ] && grep -q 'MAPPER_MAIL_VIA=bogus' "$tmp/stderr" && echo "ok: bad MAPPER_MAIL_VIA" ||
+if [ "$status" = 1 ] && grep -q 'MAPPER_MAIL_VIA=bogus' "$tmp/stderr"; then
+	echo "ok: bad MAPPER_MAIL_VIA"
+else
 	fail "MAPPER_MAIL_VIA=bogus: status $status"
+fi
 
 # The header block: the lines before the first empty one.
 headers() { sed '/^$/q' "$tmp/out/mail" | sed '$d'; }
@@ -135,9 +147,11 @@ else
 	echo "ok: a recipient with a newline stays one header: $(grep '^To' "$tmp/headers")"
 fi
 MNT="/mnt/it's a b" run direct
-grep -qxF "The damaged files: mapctl files '/mnt/it'\\''s a b'" "$tmp/out/mail" &&
-	echo "ok: the hint quotes the mount point for a shell" ||
+if grep -qxF "The damaged files: mapctl files '/mnt/it'\\''s a b'" "$tmp/out/mail"; then
+	echo "ok: the hint quotes the mount point for a shell"
+else
 	fail "the hint does not quote: $(grep 'mapctl files' "$tmp/out/mail")"
+fi
 
 [ "$fails" = 0 ] && echo PASS && exit 0
 echo "$fails failure(s)"

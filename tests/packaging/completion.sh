@@ -10,7 +10,10 @@ mapctl=$1 file=$2
 bc=/usr/share/bash-completion/bash_completion
 [[ -r $bc ]] || { echo "FAIL: $bc missing: install bash-completion (scripts/packages)" >&2; exit 1; }
 # shellcheck disable=SC1090
-source "$bc" && source "$file" || { echo "FAIL: cannot source $file" >&2; exit 1; }
+if ! { source "$bc" && source "$file"; }; then
+	echo "FAIL: cannot source $file" >&2
+	exit 1
+fi
 fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
 
