@@ -167,7 +167,7 @@ int offline_fstab_options(const char *mnt, struct mount_options *o, char *why, s
 		rc = 0;		/* no fstab at all */
 	fs = rc == 0 ? mnt_table_find_target(tb, mnt, MNT_ITER_BACKWARD) : NULL;
 	if (rc) {
-		map_textf(why, len, "/etc/fstab cannot be read: %s", strerror(-rc));
+		map_textf(why, len, "/etc/fstab cannot be read: %s", map_strerror(rc));
 		goto out;
 	}
 	if (!fs)
@@ -233,7 +233,7 @@ static int set_options(int fsfd, const char *optstr, char *why, size_t len)
 			int rc = -errno;
 
 			map_textf(why, len, "option %s%s%s: %s", n, value ? "=" : "", value ? v : "",
-				strerror(-rc));
+				map_strerror(rc));
 			return rc;
 		}
 	}
@@ -250,12 +250,12 @@ int offline_mount_at(const char *device, dev_t rdev, int dirfd, const struct mou
 	fsfd = fsopen("xfs", FSOPEN_CLOEXEC);
 	if (fsfd < 0) {
 		rc = -errno;
-		map_textf(why, len, "fsopen xfs: %s", strerror(-rc));
+		map_textf(why, len, "fsopen xfs: %s", map_strerror(rc));
 		return rc;
 	}
 	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", device, 0) != 0) {
 		rc = -errno;
-		map_textf(why, len, "mounting %s: %s", device, strerror(-rc));
+		map_textf(why, len, "mounting %s: %s", device, map_strerror(rc));
 		goto out;
 	}
 	if (opts && ((rc = set_options(fsfd, o->sb_flags, why, len)) != 0 ||
@@ -263,13 +263,13 @@ int offline_mount_at(const char *device, dev_t rdev, int dirfd, const struct mou
 		goto out;
 	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0) {
 		rc = -errno;
-		map_textf(why, len, "mounting %s: %s", device, strerror(-rc));
+		map_textf(why, len, "mounting %s: %s", device, map_strerror(rc));
 		goto out;
 	}
 	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, opts ? (unsigned int)o->attr : 0);
 	if (mfd < 0) {
 		rc = -errno;
-		map_textf(why, len, "fsmount %s: %s", device, strerror(-rc));
+		map_textf(why, len, "fsmount %s: %s", device, map_strerror(rc));
 		goto out;
 	}
 	/* Still detached: nothing is hidden yet if it is the wrong device. */
@@ -280,7 +280,7 @@ int offline_mount_at(const char *device, dev_t rdev, int dirfd, const struct mou
 	}
 	if (move_mount(mfd, "", dirfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0) {
 		rc = -errno;
-		map_textf(why, len, "move_mount: %s", strerror(-rc));
+		map_textf(why, len, "move_mount: %s", map_strerror(rc));
 	}
 out:
 	if (mfd >= 0)

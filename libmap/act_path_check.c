@@ -55,7 +55,7 @@ static enum path_state stop(struct path_check *pc, enum path_state state, int er
 	pc->state = state;
 	pc->err = err;
 	snprintf(pc->why, sizeof(pc->why), "'%s' %s%s%s", name ? name : ".", reason,
-		 err ? ": " : "", err ? strerror(-err) : "");
+		 err ? ": " : "", err ? map_strerror(-err) : "");
 	return state;
 }
 

@@ -267,7 +267,7 @@ static void put_back_one(struct put_back *pb, const char *name)
 	struct stat st;
 
 	if (m < 0 || fstat(m, &st) != 0) {
-		failed(pb, name, strerror(errno));
+		failed(pb, name, map_strerror(errno));
 		goto out;
 	}
 	if ((uint64_t)st.st_dev == pb->src->dev) {

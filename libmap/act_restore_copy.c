@@ -84,7 +84,7 @@ static enum restore_result write_failed(int err, const char *what, char *why, si
 	if (err == ENOSPC || err == EDQUOT)
 		return say(RESTORE_FAILED, why, len, "the filesystem is full (%s): %s",
 			   err == EDQUOT ? "quota" : "no free space", what);
-	return say(RESTORE_FAILED, why, len, "%s: %s", what, strerror(err));
+	return say(RESTORE_FAILED, why, len, "%s: %s", what, map_strerror(err));
 }
 
 bool xattrs_unreadable(int fd)
@@ -153,7 +153,7 @@ static enum restore_result copy_range(int src, int dst, off_t from, off_t to, ch
 		if (r < 0)
 			return say(RESTORE_FAILED, why, len, "%s cannot be read at byte %lld: %s",
 				   src_name,
-				   (long long)first_unreadable(src, buf, off, n), strerror((int)-r));
+				   (long long)first_unreadable(src, buf, off, n), map_strerror((int)-r));
 		if ((size_t)r != n)
 			return say(RESTORE_FAILED, why, len, "%s ended at byte %lld: it changed during "
 				   "the copy", src_name, (long long)(off + r));
@@ -188,7 +188,7 @@ static enum restore_result copy_bytes(int src, int dst, off_t size, bool over,
 	off_t off = 0;
 
 	if (!buf)
-		return say(RESTORE_FAILED, why, len, "%s", strerror(ENOMEM));
+		return say(RESTORE_FAILED, why, len, "%s", map_strerror(ENOMEM));
 	/* Each turn moves past one hole and one data extent: ends at @size. */
 	while (rc == RESTORE_OK && off < size) {
 		off_t data = lseek(src, off, SEEK_DATA), hole;
@@ -244,7 +244,7 @@ static enum restore_result compare_with_mirror(int fd, int m, const struct stat 
 	struct stat st;
 
 	if (!a || !b) {
-		rc = say(RESTORE_FAILED, why, len, "%s", strerror(ENOMEM));
+		rc = say(RESTORE_FAILED, why, len, "%s", map_strerror(ENOMEM));
 		goto out;
 	}
 	if (fstat(fd, &st) != 0 || st.st_size != ms->st_size) {
@@ -263,10 +263,10 @@ static enum restore_result compare_with_mirror(int fd, int m, const struct stat 
 		if (ra < 0)
 			rc = say(ra == -EIO ? RESTORE_STILL_BAD : RESTORE_FAILED, why, len,
 				 "%s cannot be read back at byte %lld: %s", what,
-				 (long long)first_unreadable(fd, a, off, n), strerror((int)-ra));
+				 (long long)first_unreadable(fd, a, off, n), map_strerror((int)-ra));
 		else if (rb < 0)
 			rc = say(RESTORE_FAILED, why, len, "the mirror cannot be read at byte %lld: %s",
-				 (long long)first_unreadable(m, b, off, n), strerror((int)-rb));
+				 (long long)first_unreadable(m, b, off, n), map_strerror((int)-rb));
 		else if ((size_t)ra != n || (size_t)rb != n || memcmp(a, b, n) != 0) {
 			differs = true;
 			rc = say(RESTORE_FAILED, why, len, "%s differs from the mirror in bytes "
@@ -309,32 +309,32 @@ static enum restore_result copy_xattrs(int w, int m, char *why, size_t len)
 	ssize_t nm, nt;
 
 	if (!mine || !theirs || !v) {
-		rc = say(RESTORE_FAILED, why, len, "%s", strerror(ENOMEM));
+		rc = say(RESTORE_FAILED, why, len, "%s", map_strerror(ENOMEM));
 		goto out;
 	}
 	nt = xattr_names(m, theirs);
 	nm = xattr_names(w, mine);
 	if (nt < 0 || nm < 0) {
 		rc = say(RESTORE_FAILED, why, len, "extended attributes cannot be listed%s: %s",
-			 nt < 0 ? " in the mirror" : "", strerror((int)-(nt < 0 ? nt : nm)));
+			 nt < 0 ? " in the mirror" : "", map_strerror((int)-(nt < 0 ? nt : nm)));
 		goto out;
 	}
 	for (ssize_t i = 0; i < nm && rc == RESTORE_OK; i += (ssize_t)strlen(mine + i) + 1)
 		if (!in_list(theirs, nt, mine + i) && fremovexattr(w, mine + i) != 0 &&
 		    errno != ENODATA)
 			rc = say(RESTORE_FAILED, why, len, "extended attribute %s cannot be removed: "
-				 "%s", mine + i, strerror(errno));
+				 "%s", mine + i, map_strerror(errno));
 	for (ssize_t i = 0; i < nt && rc == RESTORE_OK; i += (ssize_t)strlen(theirs + i) + 1) {
 		ssize_t n = fgetxattr(m, theirs + i, v, XVALUE_MAX);
 
 		if (n < 0)
 			rc = say(RESTORE_FAILED, why, len, "the mirror's extended attribute %s "
-				 "cannot be read: %s", theirs + i, strerror(errno));
+				 "cannot be read: %s", theirs + i, map_strerror(errno));
 		else if (fsetxattr(w, theirs + i, v, (size_t)n, 0) != 0)
 			rc = errno == ENOSPC || errno == EDQUOT ?
 				write_failed(errno, "setting extended attributes", why, len) :
 				say(RESTORE_FAILED, why, len, "extended attribute %s cannot be set: %s",
-				    theirs + i, strerror(errno));
+				    theirs + i, map_strerror(errno));
 	}
 out:
 	free(mine);
@@ -351,14 +351,14 @@ static enum restore_result copy_attrs(int w, int m, const struct stat *ms, char 
 	enum restore_result rc;
 
 	if (fchown(w, ms->st_uid, ms->st_gid) != 0)
-		return say(RESTORE_FAILED, why, len, "its owner cannot be set: %s", strerror(errno));
+		return say(RESTORE_FAILED, why, len, "its owner cannot be set: %s", map_strerror(errno));
 	rc = copy_xattrs(w, m, why, len);
 	if (rc)
 		return rc;
 	if (fchmod(w, ms->st_mode & 07777) != 0)
-		return say(RESTORE_FAILED, why, len, "its mode cannot be set: %s", strerror(errno));
+		return say(RESTORE_FAILED, why, len, "its mode cannot be set: %s", map_strerror(errno));
 	if (futimens(w, t) != 0)
-		return say(RESTORE_FAILED, why, len, "its times cannot be set: %s", strerror(errno));
+		return say(RESTORE_FAILED, why, len, "its times cannot be set: %s", map_strerror(errno));
 	return RESTORE_OK;
 }
 
@@ -384,7 +384,7 @@ static enum restore_result compare_attrs(int fd, const struct stat *st, int m,
 	int v = verify_xattrs(fd, m, why, len);
 	if (v < 0)
 		return say(RESTORE_FAILED, why, len, "extended attributes cannot be compared: %s",
-			   strerror(-v));
+			   map_strerror(-v));
 	return v ? RESTORE_FAILED : RESTORE_OK;
 }
 
@@ -488,7 +488,7 @@ static enum restore_result check_file(struct map_fs *fs, int dirfd, const char *
 	if (rc)
 		return rc;
 	if (fstat(w, &st) != 0)
-		return say(RESTORE_FAILED, why, len, "%s", strerror(errno));
+		return say(RESTORE_FAILED, why, len, "%s", map_strerror(errno));
 	return compare_attrs(w, &st, m, ms, why, len);
 }
 
@@ -502,7 +502,7 @@ enum restore_result restore_file(struct map_fs *fs, int dirfd, const char *name,
 	m = open_mirror(mirror, 0);
 	if (m < 0)
 		return say(RESTORE_FAILED, why, len, "the mirror's file cannot be opened: %s",
-			   strerror(-m));
+			   map_strerror(-m));
 	if (fstat(m, &ms) != 0 || !S_ISREG(ms.st_mode)) {
 		rc = say(RESTORE_REFUSED, why, len, "the mirror's is not a regular file");
 		goto out;
@@ -566,7 +566,7 @@ enum restore_result restore_file(struct map_fs *fs, int dirfd, const char *name,
 		w = reopen_rw(target);
 		if (w < 0 || fstat(w, &st) != 0 || !S_ISREG(st.st_mode)) {
 			rc = say(RESTORE_FAILED, why, len, "cannot be opened for writing: %s",
-				 strerror(w < 0 ? -w : errno));
+				 map_strerror(w < 0 ? -w : errno));
 			goto out;
 		}
 		/* The last look before the old file's first byte changes. */
@@ -602,7 +602,7 @@ enum restore_result restore_symlink(int dirfd, const char *name, int target, int
 
 	if (n < 0 || fstat(mirror, &ms) != 0)
 		return say(RESTORE_FAILED, why, len, "the mirror's link cannot be read: %s",
-			   strerror(errno));
+			   map_strerror(errno));
 	if ((size_t)n >= sizeof(want) - 1)
 		return say(RESTORE_FAILED, why, len, "the mirror's link target is too long");
 	want[n] = '\0';
@@ -612,7 +612,7 @@ enum restore_result restore_symlink(int dirfd, const char *name, int target, int
 			return say(RESTORE_REFUSED, why, len, "its name was replaced meanwhile");
 		if (unlinkat(dirfd, name, 0) != 0)
 			return say(RESTORE_FAILED, why, len, "the damaged link cannot be removed: %s",
-				   strerror(errno));
+				   map_strerror(errno));
 	}
 	if (symlinkat(want, dirfd, name) != 0)
 		return errno == EEXIST ?
@@ -630,16 +630,16 @@ enum restore_result restore_symlink(int dirfd, const char *name, int target, int
 	else if (fchownat(l, "", ms.st_uid, ms.st_gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0 ||
 		 utimensat(l, "", t, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
 		rc = say(RESTORE_FAILED, why, len, "its owner or times cannot be set: %s",
-			 strerror(errno));
+			 map_strerror(errno));
 	else if (fstat(l, &st) != 0)
-		rc = say(RESTORE_FAILED, why, len, "%s", strerror(errno));
+		rc = say(RESTORE_FAILED, why, len, "%s", map_strerror(errno));
 	else if ((rc = compare_attrs(-1, &st, -1, &ms, why, len)) == RESTORE_OK) {
 		int v = verify_symlink(l, mirror, why, len);
 
 		if (v > 0)
 			rc = RESTORE_FAILED;	/* @why says how */
 		else if (v < 0)
-			rc = say(RESTORE_FAILED, why, len, "%s", strerror(-v));
+			rc = say(RESTORE_FAILED, why, len, "%s", map_strerror(-v));
 		else if (!name_holds(dirfd, name, l))
 			rc = say(RESTORE_FAILED, why, len, "its name was moved or replaced during "
 				 "the restore");
@@ -660,7 +660,7 @@ enum restore_result restore_dir(int dirfd, const char *name, int dir, int mirror
 
 	if (m < 0)
 		return say(RESTORE_FAILED, why, len, "the mirror's folder cannot be opened: %s",
-			   strerror(-m));
+			   map_strerror(-m));
 	if (fstat(m, &ms) != 0 || !S_ISDIR(ms.st_mode)) {
 		close(m);
 		return say(RESTORE_REFUSED, why, len, "the mirror's is not a folder");
@@ -690,7 +690,7 @@ enum restore_result restore_dir(int dirfd, const char *name, int dir, int mirror
 	if (d < 0) {
 		close(m);
 		return say(RESTORE_REFUSED, why, len, "the folder cannot be opened: %s",
-			   strerror(err));
+			   map_strerror(err));
 	}
 	rc = copy_attrs(d, m, &ms, why, len);
 	if (rc == RESTORE_OK && fsync(d) != 0)
@@ -701,7 +701,7 @@ enum restore_result restore_dir(int dirfd, const char *name, int dir, int mirror
 	if (rc == RESTORE_OK && verify_dir_entries(d, why, len))
 		rc = RESTORE_STILL_BAD;	/* 'mapctl repair' (or offline) rebuilds it */
 	if (rc == RESTORE_OK && fstat(d, &st) != 0)
-		rc = say(RESTORE_FAILED, why, len, "%s", strerror(errno));
+		rc = say(RESTORE_FAILED, why, len, "%s", map_strerror(errno));
 	if (rc == RESTORE_OK)
 		rc = compare_attrs(d, &st, m, &ms, why, len);
 	close(d);

@@ -100,7 +100,7 @@ int verify_xattrs(int fd, int mirror_fd, char *why, size_t len)
 		goto out;
 	rc = list_xattrs(fd, mine);
 	if (rc) {
-		snprintf(why, len, "extended attributes cannot be listed: %s", strerror(-rc));
+		snprintf(why, len, "extended attributes cannot be listed: %s", map_strerror(rc));
 		rc = 1;
 		goto out;
 	}
@@ -121,7 +121,7 @@ int verify_xattrs(int fd, int mirror_fd, char *why, size_t len)
 
 		if (a < 0) {
 			snprintf(why, len, "extended attribute %s cannot be read: %s", mine->names[i],
-				 strerror(errno));
+				 map_strerror(errno));
 			rc = 1;
 			goto out;
 		}
@@ -158,7 +158,7 @@ int verify_dir_entries(int fd, char *why, size_t len)
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
 		;
 	if (n < 0) {
-		snprintf(why, len, "its entries cannot be read: %s", strerror(errno));
+		snprintf(why, len, "its entries cannot be read: %s", map_strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -172,7 +172,7 @@ int verify_symlink(int fd, int mirror_fd, char *why, size_t len)
 	ssize_t na = readlinkat(fd, "", a, sizeof(a)), nb;
 
 	if (na < 0) {
-		snprintf(why, len, "its target cannot be read: %s", strerror(errno));
+		snprintf(why, len, "its target cannot be read: %s", map_strerror(errno));
 		return 1;
 	}
 	if (mirror_fd < 0)

@@ -74,7 +74,7 @@ static void name_file(const struct map_store *st, int code, char *buf, size_t le
 		snprintf(f, sizeof(f), "%s%s", st->path, suffix[i]);
 		if (lstat(f, &sb) == 0 && access(f, want) != 0) {
 			*sys = errno;
-			snprintf(buf, len, "%.4000s: %.200s", f, strerror(errno));
+			snprintf(buf, len, "%.4000s: %.200s", f, map_strerror(errno));
 			return;
 		}
 	}
@@ -90,12 +90,12 @@ static void name_file(const struct map_store *st, int code, char *buf, size_t le
 		if (lstat(f, &sb) != 0 && access(dir, W_OK) != 0) {
 			*sys = errno;
 			snprintf(buf, len, "%.1000s: missing, and its folder %.1000s does not let "
-				 "this user make it (%.200s)", f, dir, strerror(errno));
+				 "this user make it (%.200s)", f, dir, map_strerror(errno));
 			return;
 		}
 	}
 	if (*sys)
-		snprintf(buf, len, "%.4000s: %.200s", st->path, strerror(*sys));
+		snprintf(buf, len, "%.4000s: %.200s", st->path, map_strerror(*sys));
 	else
 		snprintf(buf, len, "%.4000s", st->path);
 }

@@ -93,7 +93,7 @@ static void add(struct md_daemon *d, const char *target, dev_t devno, int mnt_id
 	rc = blockdev_describe(fs->dev, &fs->bdev);
 	if (rc)
 		log_warn("%s %s: no sysfs entry for its device: %s", fs->uuid, fs->mountpoint,
-			 strerror(-rc));
+			 map_strerror(rc));
 	md_db_fs_added(d, fs);		/* may open the database again */
 	rc = d->st ? map_store_fs_upsert(d->st, info, &fs->fs_id) : -EIO;
 	if (rc)
@@ -111,7 +111,7 @@ static void add(struct md_daemon *d, const char *target, dev_t devno, int mnt_id
 		rc = md_fanotify_watch(d, fs);
 		if (rc)
 			log_warn("%s %s: no fanotify error reports: %s", fs->uuid, fs->mountpoint,
-				 strerror(-rc));
+				 map_strerror(rc));
 	}
 	if (d->cfg.directory_index)
 		md_pipeline_track_dirs(d->pipe, fs->uuid, fs->mountpoint, true);

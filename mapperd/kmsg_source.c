@@ -272,7 +272,7 @@ static void kmsg_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
 				log_warn("kmsg: a record too large to read; skipping to the end");
 				lseek(w->fd, 0, SEEK_END);
 			} else if (errno != EAGAIN && errno != EINTR) {
-				log_err("kmsg: read: %s", strerror(errno));
+				log_err("kmsg: read: %s", map_strerror(errno));
 			}
 			break;
 		}

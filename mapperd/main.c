@@ -105,7 +105,7 @@ static void apply_sources(struct md_daemon *d)
 	if (d->cfg.kmsg && !d->kmsg) {
 		rc = md_kmsg_start(d);
 		if (rc)
-			log_warn("kernel log: cannot read /dev/kmsg: %s", strerror(-rc));
+			log_warn("kernel log: cannot read /dev/kmsg: %s", map_strerror(rc));
 	} else if (!d->cfg.kmsg && d->kmsg) {
 		md_kmsg_stop(d);
 	}
@@ -119,7 +119,7 @@ static void apply_sources(struct md_daemon *d)
 			rc = md_fanotify_watch(d, fs);
 			if (rc)
 				log_warn("%s %s: no fanotify error reports: %s", fs->uuid,
-					 fs->mountpoint, strerror(-rc));
+					 fs->mountpoint, map_strerror(rc));
 		} else if (!d->cfg.fanotify && fs->fan.fd >= 0) {
 			md_fanotify_unwatch(d, fs);
 		}
@@ -257,7 +257,7 @@ static void run_loop(struct md_daemon *d)
 		/* One event at a time: a handler may free another's watch. */
 		int n = epoll_wait(d->epfd, &ev, 1, timeout);
 		if (n < 0 && errno != EINTR) {
-			log_err("epoll_wait: %s", strerror(errno));
+			log_err("epoll_wait: %s", map_strerror(errno));
 			break;
 		}
 		if (n == 1) {
@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 	d->sig.fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (d->epfd < 0 || d->sig.fd < 0) {
 		rc = -errno;
-		fprintf(stderr, "mapperd: %s\n", strerror(-rc));
+		fprintf(stderr, "mapperd: %s\n", map_strerror(rc));
 		goto fail;
 	}
 	d->sig.ready = signal_ready;
@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 				d->cfg.control_socket);
 		else if (rc)
 			fprintf(stderr, "mapperd: control socket %s: %s\n", d->cfg.control_socket,
-				strerror(-rc));
+				map_strerror(rc));
 	}
 	if (rc)
 		goto fail;
@@ -397,13 +397,13 @@ int main(int argc, char **argv)
 	md_metrics_file_configure(d->cfg.metrics_file, d->cfg.metrics_interval);
 	rc = md_pipeline_start(d->db_path, rc ? NULL : spool_dir, &d->pipe);
 	if (rc) {
-		fprintf(stderr, "mapperd: cannot start the event pipeline: %s\n", strerror(-rc));
+		fprintf(stderr, "mapperd: cannot start the event pipeline: %s\n", map_strerror(rc));
 		goto fail;
 	}
 	/* Hooks hear of findings from here on (before the first event). */
 	rc = md_notify_start(d);
 	if (rc) {
-		fprintf(stderr, "mapperd: cannot start the notification hooks: %s\n", strerror(-rc));
+		fprintf(stderr, "mapperd: cannot start the notification hooks: %s\n", map_strerror(rc));
 		goto fail;
 	}
 	req_watch.fd = md_pipeline_notify_fd(d->pipe);
@@ -412,13 +412,13 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		rc = md_sched_start(d);
 	if (rc) {
-		fprintf(stderr, "mapperd: %s\n", strerror(-rc));
+		fprintf(stderr, "mapperd: %s\n", map_strerror(rc));
 		goto fail;
 	}
 	apply_sources(d);
 	rc = md_discovery_start(d);
 	if (rc) {
-		fprintf(stderr, "mapperd: cannot follow the mount table: %s\n", strerror(-rc));
+		fprintf(stderr, "mapperd: cannot follow the mount table: %s\n", map_strerror(rc));
 		goto fail;
 	}
 	int nfs = 0;

@@ -290,7 +290,7 @@ static bool begin_next(struct md_daemon *d, struct md_notifier *nt)
 		}
 		if (rc) {
 			log_warn("notify: hook directory %s %s (%s): no hooks run for %s",
-				 d->cfg.notify_directory, why, strerror(-rc),
+				 d->cfg.notify_directory, why, map_strerror(rc),
 				 md_notify_event_name(n->event));
 			md_notification_free(n);
 			continue;
@@ -384,7 +384,7 @@ static int spawn(struct md_daemon *d, struct md_notifier *nt, struct hook_run *h
 	}
 	if (h->exit_w.fd < 0)
 		log_debug("notify: no pidfd for %s (%s): its exit is polled", name,
-			  strerror(errno));
+			  map_strerror(errno));
 	if (md_watch_add(d, &h->out_w, EPOLLIN) != 0) {
 		close(pipefd[0]);
 		h->out_w.fd = -1;
@@ -452,7 +452,7 @@ static void pump(struct md_daemon *d)
 			int rc = spawn(d, nt, h, name);
 			if (rc)
 				log_err("notify: %s/%s cannot be run: %s", d->cfg.notify_directory,
-					name, strerror(-rc));
+					name, map_strerror(rc));
 		}
 		arm_timer(nt);
 		if (nt->running > 0)

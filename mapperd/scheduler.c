@@ -510,7 +510,7 @@ int md_sched_tick(struct md_daemon *d)
 			*pp = j->next;
 			int rc = start_job(d, j, fs);
 			if (rc) {
-				log_err("%s: cannot start a scan: %s", j->uuid, strerror(-rc));
+				log_err("%s: cannot start a scan: %s", j->uuid, map_strerror(rc));
 				rearm_job(d, j, d->cfg.retry_delay, "could not start");
 			}
 			free(j);

@@ -88,7 +88,7 @@ void md_sdnotify_ready(struct md_daemon *d)
 	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=%s", status);
 	rc = sd_notify(0, msg);
 	if (rc < 0)
-		log_warn("cannot tell systemd the service is ready: %s", strerror(-rc));
+		log_warn("cannot tell systemd the service is ready: %s", map_strerror(rc));
 	snprintf(sent, sizeof(sent), "%s", status);
 	looked_at = mono_ms();
 }
