@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * mapperd beside xfs_healer 7.x on stock Linux 7.x (issue 38, item 3), on a
- * dm-dust filesystem made by mkfs 7.x (its autofsck property is "repair"):
+ * dm-dust filesystem made by mkfs 7.x (its autofsck property is "repair",
+ * the xattr trusted.xfs:autofsck of the root directory):
  *  1. xfs_healer first, then mapperd with health_monitor = yes: the kernel
  *     allows one health monitor per mount, so mapperd's status says the
  *     monitor is off because another is attached and that fanotify is on.
@@ -270,7 +271,9 @@ int main(int argc, char **argv)
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
-	printf("autofsck: %s\n", vt_out("xfs_property %s get autofsck 2>&1", FX_MNT));
+	/* mkfs 7.x's property, an xattr of the root directory (mapperd(8)) */
+	CHECK_STR(vt_out("xfs_property %s get autofsck 2>&1", FX_MNT), "autofsck=repair");
+	CHECK_STR(vt_out("getfattr --only-values -n trusted.xfs:autofsck %s", FX_MNT), "repair");
 	vt_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=%d status=none && sync", FX_MNT,
 		FILE_MB);
 	for (int i = 0; i < 4; i++)	/* inodes, so that every AG's inobt has records */
