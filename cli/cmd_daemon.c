@@ -136,7 +136,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return fail(ctl, 0, "what? status, progress, scan PATH or cancel PATH (see --help)");
+		return fail(ctl, 0, "what? status, progress, scan PATH, cancel PATH or repair-plan "
+			    "PATH (see --help)");
 	const char *what = argv[optind];
 	const char *target = optind + 1 < argc ? argv[optind + 1] : NULL;
 	char real[PATH_MAX];
@@ -145,7 +146,8 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		if (target)
 			return fail(ctl, 0, "%s takes no argument", what);
 		snprintf(request, sizeof(request), "%s%s", what, ctl->json ? " json" : "");
-	} else if (!strcmp(what, "scan") || !strcmp(what, "cancel")) {
+	} else if (!strcmp(what, "scan") || !strcmp(what, "cancel") ||
+		   !strcmp(what, "repair-plan")) {
 		if (!target || optind + 2 < argc)
 			return fail(ctl, 0, "%s wants one PATH (or filesystem UUID)", what);
 		/* The daemon resolves paths from its own folder: send absolute ones. */
@@ -160,10 +162,10 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			snprintf(request, sizeof(request), "scan %s %s",
 				 metadata == media ? "full" : metadata ? "metadata" : "media", target);
 		else
-			snprintf(request, sizeof(request), "cancel %s", target);
+			snprintf(request, sizeof(request), "%s %s", what, target);
 	} else {
-		return fail(ctl, 0, "unknown daemon request '%s' (status, progress, scan, cancel)",
-			    what);
+		return fail(ctl, 0, "unknown daemon request '%s' (status, progress, scan, cancel, "
+			    "repair-plan)", what);
 	}
 
 	fd = connect_to(socket_path);
@@ -191,6 +193,10 @@ static int run(struct ctl *ctl, int argc, char **argv)
 			free(j.text);
 		}
 		rc = open > 0 ? EXIT_DAMAGE : EXIT_CLEAN;
+	} else if (!strcmp(what, "repair-plan")) {
+		/* The plan is JSON whether or not --json was given. */
+		fwrite(r.text, 1, r.len, stdout);
+		rc = EXIT_CLEAN;
 	} else {
 		fwrite(r.text, 1, r.len, stdout);
 		const char *msg = r.last[2] == ':' ? r.last + 4 : NULL;
@@ -218,6 +224,7 @@ const struct command cmd_daemon = {
 	"Usage: mapctl daemon status|progress [--json] [--socket PATH]\n"
 	"       mapctl daemon scan [--metadata|--media] [--json] [--socket PATH] PATH|UUID\n"
 	"       mapctl daemon cancel [--socket PATH] PATH|UUID\n"
+	"       mapctl daemon repair-plan [--socket PATH] PATH|UUID\n"
 	"\n"
 	"Talk to mapperd(8) through its control socket:\n"
 	"  status     the daemon, its event counters and every filesystem it watches\n"
@@ -226,8 +233,10 @@ const struct command cmd_daemon = {
 	"             both metadata and media unless --metadata or --media; the\n"
 	"             daemon runs it at its configured I/O priority\n"
 	"  cancel     stop that filesystem's scan at its next checkpoint\n"
-	"Anyone may ask for status and progress; scan and cancel need root or the\n"
-	"daemon's control_group.\n"
+	"  repair-plan  what mapctl repair would do on that filesystem, from the\n"
+	"             daemon's database, as JSON (mapper-json(7)); changes nothing\n"
+	"Anyone may ask for status and progress; scan, cancel and repair-plan need\n"
+	"root or the daemon's control_group.\n"
 	"\n"
 	"Options:\n"
 	"  --socket PATH   the control socket (default $MAPPERD_SOCKET or\n"

@@ -271,6 +271,59 @@ void repair_plan_sort(struct repair_plan *p)
 		qsort(p->v, p->n, sizeof(p->v[0]), cmp_item);
 }
 
+/* One finding of the plan, with its steps. */
+static void json_item(struct map_json *j, const struct plan_item *it,
+		      const struct repair_caps *caps, const char *mnt)
+{
+	map_json_obj(j, NULL);
+	map_json_int(j, "finding_id", it->f.id);
+	map_json_str(j, "kind", it->f.kind);
+	map_json_uint_or_null(j, "ag", it->f.agno >= 0, (uint64_t)it->f.agno);
+	map_json_uint_or_null(j, "inode", it->f.ino, it->f.ino);
+	map_json_arr(j, "paths");
+	for (size_t k = 0; k < it->f.npaths; k++) {
+		char *full = map_join_path(mnt, it->f.paths[k]);
+
+		map_json_str(j, NULL, full ? full : it->f.paths[k]);
+		free(full);
+	}
+	map_json_end_arr(j);
+	map_json_bool(j, "unreadable", it->unreadable);
+	map_json_str(j, "outcome", repair_outcome_name(it->outcome));
+	map_json_str_or_null(j, "lost", it->lost);
+	map_json_arr(j, "steps");
+	for (int k = 0; k < it->nsteps; k++) {
+		const struct plan_step *s = &it->steps[k];
+
+		map_json_obj(j, NULL);
+		map_json_str(j, "scrub", map_scrub_type(s->type)->name);
+		map_json_str(j, "phase", repair_phase_name(s->phase));
+		map_json_str(j, "outcome", repair_outcome_name(s->outcome));
+		map_json_str_or_null(j, "detail", s->detail);
+		map_json_str_or_null(j, "remedy", s->unsupported ||
+				     s->outcome == OUTCOME_UNSUPPORTED ? repair_remedy(caps, s) :
+				     NULL);
+		map_json_end_obj(j);
+	}
+	map_json_end_arr(j);
+	map_json_end_obj(j);
+}
+
+void repair_plan_json(struct map_json *j, const struct repair_plan *p,
+		      const struct repair_caps *caps, const char *uuid, const char *mnt,
+		      bool dry_run)
+{
+	map_json_str(j, "fs_uuid", uuid);
+	map_json_str(j, "mountpoint", mnt);
+	map_json_bool(j, "dry_run", dry_run);
+	map_json_bool(j, "kernel_repairs", caps->kernel_repairs);
+	map_json_arr(j, "findings");
+	for (size_t i = 0; i < p->n; i++)
+		json_item(j, &p->v[i], caps, mnt);
+	map_json_end_arr(j);
+	map_json_uint(j, "data_findings", p->data_findings);
+}
+
 void repair_plan_free(struct repair_plan *p)
 {
 	for (size_t i = 0; i < p->n; i++)

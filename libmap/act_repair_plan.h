@@ -93,6 +93,15 @@ int repair_plan_add(struct repair_plan *p, const struct repair_caps *caps,
 void repair_plan_sort(struct repair_plan *p);
 void repair_plan_free(struct repair_plan *p);
 
+/*
+ * The members of the plan's JSON object (mapper-json(7), "mapctl repair"),
+ * written into the object @j has open: mapctl's output and mapperd's
+ * repair-plan reply are the same document.  @mnt prefixes the paths.
+ */
+void repair_plan_json(struct map_json *j, const struct repair_plan *p,
+		      const struct repair_caps *caps, const char *uuid, const char *mnt,
+		      bool dry_run);
+
 /* Why a step cannot be done online, and what the administrator can do. */
 const char *repair_remedy(const struct repair_caps *caps, const struct plan_step *s);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The control socket's requests: status, progress, scan, cancel, reload.
+/* The control socket's requests: status, progress, scan, cancel, reload,
+ * repair-plan.
  * The JSON replies are mapctl daemon's, documented in mapper-json(7). */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
+#include "map_act.h"
 #include "pipeline.h"
 #include "scheduler.h"
 
@@ -23,6 +25,7 @@ static const char help_text[] =
 	"scan full|metadata|media TARGET    queue a scan of the filesystem holding TARGET\n"
 	"                                   (a path or a filesystem UUID)\n"
 	"cancel TARGET                      stop its scan at the next checkpoint\n"
+	"repair-plan TARGET                 what mapctl repair would do there (JSON)\n"
 	"reload                             read the configuration file again\n";
 
 /* "in 6d 23h", "in 42 s", "now", "off" */
@@ -309,6 +312,45 @@ static struct md_fs *target(struct md_daemon *d, const char *t, struct md_buf *o
 	return fs;
 }
 
+/*
+ * What mapctl repair --dry-run --json would say for @fs: the same planner
+ * and document, nothing changed.  The plan comes from the main thread's
+ * store connection and a fresh open of the mount (checked to be still the
+ * same filesystem), both closed again: nothing is kept between requests.
+ */
+static void do_repair_plan(struct md_daemon *d, const struct md_fs *fs, struct md_buf *out)
+{
+	struct repair_plan plan = { 0 };
+	struct repair_caps caps;
+	struct map_fs *mfs = NULL;
+	bool only_is_data;
+	int rc;
+
+	if (!d->st || !fs->fs_id) {
+		md_buf_printf(out, "error: the database cannot be read now\n");
+		return;
+	}
+	rc = map_fs_open(fs->mountpoint, &mfs);
+	if (rc == 0 && strcmp(map_fs_info(mfs)->uuid, fs->uuid) != 0)
+		rc = -MAP_EUNMOUNTED;
+	if (rc == 0)
+		rc = repair_plan_build(mfs, d->st, fs->fs_id, 0, &plan, &caps, &only_is_data);
+	if (rc == 0) {
+		struct map_json j;
+
+		md_json_start(&j, out);
+		map_json_obj(&j, NULL);
+		map_json_output_version(&j, "mapctl daemon repair-plan");
+		repair_plan_json(&j, &plan, &caps, fs->uuid, fs->mountpoint, true);
+		map_json_end_obj(&j);
+		md_buf_printf(out, "\nok\n");
+	} else {
+		md_buf_printf(out, "error: no repair plan: %s\n", map_strerror(rc));
+	}
+	repair_plan_free(&plan);
+	if (mfs)
+		map_fs_close(mfs);
+}
 
 /* "ok: MSG" or "error: MSG" on one line.  MSG names a mount point, and a
  * mount point's name can come from a filesystem label (udisks mounts at
@@ -394,6 +436,14 @@ void md_control_handle(struct md_daemon *d, struct md_peer *peer, const char *li
 		md_reload(d);
 		md_buf_printf(out, "ok: configuration %s read again\n",
 			      d->cfg.path[0] ? d->cfg.path : "(defaults)");
+	} else if (!strcmp(cmd, "repair-plan")) {
+		/* Read-only, but the plan names damaged files, which the
+		 * database (mode 0640) shows only to root and its group. */
+		if (!need_privilege(d, peer, "a repair plan", out))
+			return;
+		struct md_fs *fs = target(d, rest, out);
+		if (fs)
+			do_repair_plan(d, fs, out);
 	} else if (!strcmp(cmd, "help")) {
 		md_buf_printf(out, "%sok\n", help_text);
 	} else {
