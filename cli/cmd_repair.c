@@ -95,7 +95,7 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 static void show_step(const struct plan_item *it, const struct plan_step *s, void *arg)
 {
 	(void)arg;
-	printf("  %-11s #%-5lld %-12s %s\n", repair_phase_name(s->phase), (long long)it->f.id,
+	printf("  %-11s #%-5lld %-12s %s\n", map_scrub_phase_name(s->phase), (long long)it->f.id,
 	       repair_step_word(s->outcome), s->detail);
 	fflush(stdout);
 }
@@ -142,7 +142,7 @@ static void print_plan(FILE *out, const struct repair_plan *p, const char *mnt)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_item *it = &p->v[i];
 
-		fprintf(out, "  %-11s #%lld %s", repair_phase_name(it->steps[0].phase),
+		fprintf(out, "  %-11s #%lld %s", map_scrub_phase_name(it->steps[0].phase),
 			(long long)it->f.id, it->f.kind);
 		if (it->f.agno >= 0 && !it->f.ino)
 			fprintf(out, " AG %lld", (long long)it->f.agno);
