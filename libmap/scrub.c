@@ -195,47 +195,47 @@ static void progress(struct scrubber *s, uint64_t step, bool inode)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/*
- * Scrub @types of one object.  With vectored scrub it is one call; a
- * barrier after the inode core means "don't check the forks of an inode
- * whose core is broken", and those items come back as ECANCELED.
- */
-static int scrub_object(struct scrubber *s, const uint32_t *types, size_t n, uint32_t agno,
-			uint64_t ino, uint32_t gen, bool barrier_after_first)
+/* One call per type; a corrupt inode core (the first type, with
+ * @barrier_after_first) cancels the rest. */
+static int scrub_each(struct scrubber *s, const uint32_t *types, size_t n, uint32_t agno,
+		      uint64_t ino, uint32_t gen, bool barrier_after_first)
 {
 	uint32_t iflags = s->opts->iflags;
+	bool core_bad = false;
 	int rc;
 
-	if (map_cancelled(s->opts->cancel))
-		return -MAP_ECANCELED;
-	if (!s->vectored) {
-		bool core_bad = false;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t oflags = 0;
 
-		for (size_t i = 0; i < n; i++) {
-			uint32_t oflags = 0;
-
-			if (core_bad) {
-				rc = emit(s, types[i], agno, ino, gen, 0, -ECANCELED);
-			} else {
-				count_call(s);
-				int err = map_scrub_call(s->fs->fd, types[i], agno, ino, gen,
-							 iflags, &oflags);
-				rc = emit(s, types[i], agno, ino, gen, oflags, err);
-				if (i == 0 && barrier_after_first &&
-				    (err || (oflags & (XFS_SCRUB_OFLAG_CORRUPT |
-						       XFS_SCRUB_OFLAG_XCORRUPT))))
-					core_bad = err != -ENOENT;
-			}
-			if (rc)
-				return rc;
+		if (core_bad) {
+			rc = emit(s, types[i], agno, ino, gen, 0, -ECANCELED);
+		} else {
+			count_call(s);
+			int err = map_scrub_call(s->fs->fd, types[i], agno, ino, gen, iflags,
+						 &oflags);
+			rc = emit(s, types[i], agno, ino, gen, oflags, err);
+			if (i == 0 && barrier_after_first &&
+			    (err || (oflags & (XFS_SCRUB_OFLAG_CORRUPT |
+					       XFS_SCRUB_OFLAG_XCORRUPT))))
+				core_bad = err != -ENOENT;
 		}
-		return 0;
+		if (rc)
+			return rc;
 	}
+	return 0;
+}
 
+/* One vectored call for every type; the kernel's barrier after the inode
+ * core stands for the check above. */
+static int scrub_vectored(struct scrubber *s, const uint32_t *types, size_t n, uint32_t agno,
+			  uint64_t ino, uint32_t gen, bool barrier_after_first)
+{
+	uint32_t iflags = s->opts->iflags;
 	struct map_xfs_scrub_vec vec[MAX_VEC + 1];
 	struct map_xfs_scrub_vec_head head;
-	size_t nv = 0;
 	int slot_of[MAX_VEC + 1];
+	size_t nv = 0;
+	int rc;
 
 	for (size_t i = 0; i < n && nv < MAX_VEC; i++) {
 		vec[nv] = (struct map_xfs_scrub_vec){ types[i], iflags, SV_NOT_RUN, 0 };
@@ -285,6 +285,21 @@ static int scrub_object(struct scrubber *s, const uint32_t *types, size_t n, uin
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * Scrub @types of one object.  With vectored scrub it is one call; a
+ * barrier after the inode core means "don't check the forks of an inode
+ * whose core is broken", and those items come back as ECANCELED.
+ */
+static int scrub_object(struct scrubber *s, const uint32_t *types, size_t n, uint32_t agno,
+			uint64_t ino, uint32_t gen, bool barrier_after_first)
+{
+	if (map_cancelled(s->opts->cancel))
+		return -MAP_ECANCELED;
+	if (!s->vectored)
+		return scrub_each(s, types, n, agno, ino, gen, barrier_after_first);
+	return scrub_vectored(s, types, n, agno, ino, gen, barrier_after_first);
 }
 
 static int scrub_inode(struct map_fs *fs, const struct xfs_bulkstat *bs, void *arg)
