@@ -108,6 +108,83 @@ static long open_findings(const char *json)
 	return total;
 }
 
+/* The request line for the words after the options: 0, or an exit status. */
+static int make_request(const struct ctl *ctl, int argc, char **argv, bool metadata, bool media,
+			char *request, size_t len)
+{
+	if (optind >= argc)
+		return fail(ctl, 0, "what? status, progress, scan PATH, cancel PATH or repair-plan "
+			    "PATH (see --help)");
+	const char *what = argv[optind];
+	const char *target = optind + 1 < argc ? argv[optind + 1] : NULL;
+	char real[PATH_MAX];
+
+	if (!strcmp(what, "status") || !strcmp(what, "progress")) {
+		if (target)
+			return fail(ctl, 0, "%s takes no argument", what);
+		snprintf(request, len, "%s%s", what, ctl->json ? " json" : "");
+		return 0;
+	}
+	if (strcmp(what, "scan") && strcmp(what, "cancel") && strcmp(what, "repair-plan"))
+		return fail(ctl, 0, "unknown daemon request '%s' (status, progress, scan, cancel, "
+			    "repair-plan)", what);
+	if (!target || optind + 2 < argc)
+		return fail(ctl, 0, "%s wants one PATH (or filesystem UUID)", what);
+	/* The daemon resolves paths from its own folder: send absolute ones. */
+	if (strchr(target, '/') || access(target, F_OK) == 0) {
+		if (!realpath(target, real))
+			return fail(ctl, -errno, "%s", target);
+		target = real;
+	}
+	if (strchr(target, '\n'))
+		return fail(ctl, 0, "a path with a newline cannot be sent; give the UUID");
+	if (!strcmp(what, "scan"))
+		snprintf(request, len, "scan %s %s",
+			 metadata == media ? "full" : metadata ? "metadata" : "media", target);
+	else
+		snprintf(request, len, "%s %s", what, target);
+	return 0;
+}
+
+/* The daemon's reply to @what, for people or as JSON: an exit status. */
+static int show_reply(const struct ctl *ctl, int fd, const char *what, const struct reply *r)
+{
+	if (!strncmp(r->last, "error:", 6))
+		return fail(ctl, 0, "%s", r->last + 7);
+	fwrite(r->text, 1, r->len, stdout);
+	if (!strcmp(what, "status")) {
+		long open = 0;
+
+		if (ctl->json) {
+			open = open_findings(r->text);
+		} else {
+			struct reply j;
+
+			if (ask(ctl, fd, "status json", &j) == 0)
+				open = open_findings(j.text);
+			free(j.text);
+		}
+		return open > 0 ? EXIT_DAMAGE : EXIT_CLEAN;
+	}
+	if (!strcmp(what, "repair-plan"))
+		return EXIT_CLEAN;	/* the plan is JSON whether or not --json was given */
+
+	const char *msg = r->last[2] == ':' ? r->last + 4 : NULL;
+	if (msg && ctl->json) {
+		struct map_json j;
+		char command[32];
+
+		snprintf(command, sizeof(command), "mapctl daemon %s", what);
+		json_open(&j, stdout, command);
+		map_json_bool(&j, "ok", true);
+		map_json_str(&j, "message", msg);
+		json_close(&j);
+	} else if (msg) {
+		printf("%s\n", msg);
+	}
+	return EXIT_CLEAN;
+}
+
 static int run(struct ctl *ctl, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -135,89 +212,28 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		default: return option_error(ctl, argv, "", longopts);
 		}
 	}
-	if (optind >= argc)
-		return fail(ctl, 0, "what? status, progress, scan PATH or cancel PATH (see --help)");
-	const char *what = argv[optind];
-	const char *target = optind + 1 < argc ? argv[optind + 1] : NULL;
-	char real[PATH_MAX];
-
-	if (!strcmp(what, "status") || !strcmp(what, "progress")) {
-		if (target)
-			return fail(ctl, 0, "%s takes no argument", what);
-		snprintf(request, sizeof(request), "%s%s", what, ctl->json ? " json" : "");
-	} else if (!strcmp(what, "scan") || !strcmp(what, "cancel")) {
-		if (!target || optind + 2 < argc)
-			return fail(ctl, 0, "%s wants one PATH (or filesystem UUID)", what);
-		/* The daemon resolves paths from its own folder: send absolute ones. */
-		if (strchr(target, '/') || access(target, F_OK) == 0) {
-			if (!realpath(target, real))
-				return fail(ctl, -errno, "%s", target);
-			target = real;
-		}
-		if (strchr(target, '\n'))
-			return fail(ctl, 0, "a path with a newline cannot be sent; give the UUID");
-		if (!strcmp(what, "scan"))
-			snprintf(request, sizeof(request), "scan %s %s",
-				 metadata == media ? "full" : metadata ? "metadata" : "media", target);
-		else
-			snprintf(request, sizeof(request), "cancel %s", target);
-	} else {
-		return fail(ctl, 0, "unknown daemon request '%s' (status, progress, scan, cancel)",
-			    what);
-	}
-
+	rc = make_request(ctl, argc, argv, metadata, media, request, sizeof(request));
+	if (rc)
+		return rc;
 	fd = connect_to(socket_path);
 	if (fd < 0)
 		return cannot_reach(ctl, socket_path, fd);
 	rc = ask(ctl, fd, request, &r);
-	if (rc) {
-		free(r.text);
-		close(fd);
-		return EXIT_ERROR;
-	}
-	if (!strncmp(r.last, "error:", 6)) {
-		rc = fail(ctl, 0, "%s", r.last + 7);
-	} else if (!strcmp(what, "status")) {
-		long open = 0;
-
-		fwrite(r.text, 1, r.len, stdout);
-		if (ctl->json) {
-			open = open_findings(r.text);
-		} else {
-			struct reply j;
-
-			if (ask(ctl, fd, "status json", &j) == 0)
-				open = open_findings(j.text);
-			free(j.text);
-		}
-		rc = open > 0 ? EXIT_DAMAGE : EXIT_CLEAN;
-	} else {
-		fwrite(r.text, 1, r.len, stdout);
-		const char *msg = r.last[2] == ':' ? r.last + 4 : NULL;
-		if (msg && ctl->json) {
-			struct map_json j;
-			char command[32];
-
-			snprintf(command, sizeof(command), "mapctl daemon %s", what);
-			json_open(&j, stdout, command);
-			map_json_bool(&j, "ok", true);
-			map_json_str(&j, "message", msg);
-			json_close(&j);
-		} else if (msg) {
-			printf("%s\n", msg);
-		}
-		rc = EXIT_CLEAN;
-	}
+	if (rc == 0)
+		rc = show_reply(ctl, fd, argv[optind], &r);
+	else
+		rc = EXIT_ERROR;
 	free(r.text);
 	close(fd);
 	return rc;
 }
 
 const struct command cmd_daemon = {
-	"daemon", run, "ask the running mapperd for status, progress, or a scan",
+	"daemon", run, "ask the running mapperd for status, progress, a scan or a repair plan",
 	"Usage: mapctl daemon status|progress [--json] [--socket PATH]\n"
 	"       mapctl daemon scan [--metadata|--media] [--json] [--socket PATH] PATH|UUID\n"
 	"       mapctl daemon cancel [--socket PATH] PATH|UUID\n"
+	"       mapctl daemon repair-plan [--socket PATH] PATH|UUID\n"
 	"\n"
 	"Talk to mapperd(8) through its control socket:\n"
 	"  status     the daemon, its event counters and every filesystem it watches\n"
@@ -226,8 +242,10 @@ const struct command cmd_daemon = {
 	"             both metadata and media unless --metadata or --media; the\n"
 	"             daemon runs it at its configured I/O priority\n"
 	"  cancel     stop that filesystem's scan at its next checkpoint\n"
-	"Anyone may ask for status and progress; scan and cancel need root or the\n"
-	"daemon's control_group.\n"
+	"  repair-plan  what mapctl repair would do on that filesystem, from the\n"
+	"             daemon's database, as JSON (mapper-json(7)); changes nothing\n"
+	"Anyone may ask for status and progress; scan, cancel and repair-plan need\n"
+	"root or the daemon's control_group.\n"
 	"\n"
 	"Options:\n"
 	"  --socket PATH   the control socket (default $MAPPERD_SOCKET or\n"

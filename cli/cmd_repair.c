@@ -87,49 +87,7 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 	struct map_json j;
 
 	json_open(&j, stdout, "mapctl repair");
-	map_json_str(&j, "fs_uuid", uuid);
-	map_json_str(&j, "mountpoint", mnt);
-	map_json_bool(&j, "dry_run", dry_run);
-	map_json_bool(&j, "kernel_repairs", caps->kernel_repairs);
-	map_json_arr(&j, "findings");
-	for (size_t i = 0; i < p->n; i++) {
-		const struct plan_item *it = &p->v[i];
-
-		map_json_obj(&j, NULL);
-		map_json_int(&j, "finding_id", it->f.id);
-		map_json_str(&j, "kind", it->f.kind);
-		map_json_uint_or_null(&j, "ag", it->f.agno >= 0, (uint64_t)it->f.agno);
-		map_json_uint_or_null(&j, "inode", it->f.ino, it->f.ino);
-		map_json_arr(&j, "paths");
-		for (size_t k = 0; k < it->f.npaths; k++) {
-			char *full = map_join_path(mnt, it->f.paths[k]);
-
-			map_json_str(&j, NULL, full ? full : it->f.paths[k]);
-			free(full);
-		}
-		map_json_end_arr(&j);
-		map_json_bool(&j, "unreadable", it->unreadable);
-		map_json_str(&j, "outcome", repair_outcome_name(it->outcome));
-		map_json_str_or_null(&j, "lost", it->lost);
-		map_json_arr(&j, "steps");
-		for (int k = 0; k < it->nsteps; k++) {
-			const struct plan_step *s = &it->steps[k];
-
-			map_json_obj(&j, NULL);
-			map_json_str(&j, "scrub", map_scrub_type(s->type)->name);
-			map_json_str(&j, "phase", repair_phase_name(s->phase));
-			map_json_str(&j, "outcome", repair_outcome_name(s->outcome));
-			map_json_str_or_null(&j, "detail", s->detail);
-			map_json_str_or_null(&j, "remedy", s->unsupported ||
-					     s->outcome == OUTCOME_UNSUPPORTED ?
-					     repair_remedy(caps, s) : NULL);
-			map_json_end_obj(&j);
-		}
-		map_json_end_arr(&j);
-		map_json_end_obj(&j);
-	}
-	map_json_end_arr(&j);
-	map_json_uint(&j, "data_findings", p->data_findings);
+	repair_plan_json(&j, p, caps, uuid, mnt, dry_run);
 	json_close(&j);
 }
 
@@ -137,7 +95,7 @@ static void json_plan(const struct repair_plan *p, const struct repair_caps *cap
 static void show_step(const struct plan_item *it, const struct plan_step *s, void *arg)
 {
 	(void)arg;
-	printf("  %-11s #%-5lld %-12s %s\n", repair_phase_name(s->phase), (long long)it->f.id,
+	printf("  %-11s #%-5lld %-12s %s\n", map_scrub_phase_name(s->phase), (long long)it->f.id,
 	       repair_step_word(s->outcome), s->detail);
 	fflush(stdout);
 }
@@ -184,7 +142,7 @@ static void print_plan(FILE *out, const struct repair_plan *p, const char *mnt)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_item *it = &p->v[i];
 
-		fprintf(out, "  %-11s #%lld %s", repair_phase_name(it->steps[0].phase),
+		fprintf(out, "  %-11s #%lld %s", map_scrub_phase_name(it->steps[0].phase),
 			(long long)it->f.id, it->f.kind);
 		if (it->f.agno >= 0 && !it->f.ino)
 			fprintf(out, " AG %lld", (long long)it->f.agno);

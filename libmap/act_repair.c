@@ -307,15 +307,15 @@ int repair_plan_run(struct map_fs *fs, struct map_store *st, int64_t fs_id, stru
 	bool rebuilt = false, relinked = false;
 	int unrecorded = 0;
 
-	for (int ph = 0; ph < PHASE_NR * REPAIR_RANKS; ph++) {
+	for (int ph = 0; ph < MAP_PHASE_NR * MAP_SCRUB_RANKS; ph++) {
 		for (size_t i = 0; i < p->n; i++) {
 			struct plan_item *it = &p->v[i];
 
 			for (int k = 0; k < it->nsteps; k++) {
 				struct plan_step *s = &it->steps[k];
 
-				if ((int)s->phase != ph / REPAIR_RANKS ||
-				    repair_step_rank(s->type) != ph % REPAIR_RANKS)
+				if ((int)s->phase != ph / MAP_SCRUB_RANKS ||
+				    (int)map_scrub_type(s->type)->rank != ph % MAP_SCRUB_RANKS)
 					continue;
 				run_step(fs, it, s);
 				if (s->outcome == OUTCOME_HEALED || s->outcome == OUTCOME_LOST) {

@@ -7,72 +7,6 @@
 #include "act_repair_plan.h"
 #include "xfs_abi.h"
 
-static const char *const phase_names[PHASE_NR] = {
-	"AG headers", "AG btrees", "inodes", "extent maps", "contents", "links", "summary",
-};
-
-const char *repair_phase_name(enum repair_phase p)
-{
-	return p < PHASE_NR ? phase_names[p] : "?";
-}
-
-enum repair_phase repair_phase_of(uint32_t type)
-{
-	switch (type) {
-	case XFS_SCRUB_TYPE_SB:
-	case XFS_SCRUB_TYPE_AGF:
-	case XFS_SCRUB_TYPE_AGFL:
-	case XFS_SCRUB_TYPE_AGI:
-		return PHASE_AG_HEADERS;
-	case XFS_SCRUB_TYPE_BNOBT:
-	case XFS_SCRUB_TYPE_CNTBT:
-	case XFS_SCRUB_TYPE_INOBT:
-	case XFS_SCRUB_TYPE_FINOBT:
-	case XFS_SCRUB_TYPE_RMAPBT:
-	case XFS_SCRUB_TYPE_REFCNTBT:
-		return PHASE_AG_BTREES;
-	case XFS_SCRUB_TYPE_INODE:
-		return PHASE_INODES;
-	case XFS_SCRUB_TYPE_BMBTD:
-	case XFS_SCRUB_TYPE_BMBTA:
-	case XFS_SCRUB_TYPE_BMBTC:
-		return PHASE_EXTENT_MAPS;
-	case XFS_SCRUB_TYPE_DIR:
-	case XFS_SCRUB_TYPE_XATTR:
-	case XFS_SCRUB_TYPE_SYMLINK:
-		return PHASE_CONTENTS;
-	case XFS_SCRUB_TYPE_PARENT:
-	case XFS_SCRUB_TYPE_DIRTREE:
-	case XFS_SCRUB_TYPE_NLINKS:
-		return PHASE_LINKS;
-	default:
-		return PHASE_SUMMARY;
-	}
-}
-
-/*
- * Inside a phase.  A directory is rebuilt before any xattr fork: with
- * parent pointers the directory comes from the parent pointers of every
- * file, and the kernel keeps the old entries of a file whose attr fork it
- * cannot read, while an xattr salvage that runs first drops the parent
- * pointers of the unreadable leaf for good (or the whole fork, which makes
- * the directory rebuild refuse).  Parent pointers are rebuilt before the
- * directory tree is checked, and both before link counts.
- */
-int repair_step_rank(uint32_t type)
-{
-	switch (type) {
-	case XFS_SCRUB_TYPE_XATTR:
-	case XFS_SCRUB_TYPE_SYMLINK:
-	case XFS_SCRUB_TYPE_DIRTREE:
-		return 1;
-	case XFS_SCRUB_TYPE_NLINKS:
-		return 2;
-	default:
-		return 0;
-	}
-}
-
 static const char *const outcome_names[] = {
 	[OUTCOME_PENDING] = "planned",
 	[OUTCOME_NOT_NEEDED] = "not-needed",
@@ -136,19 +70,9 @@ const char *repair_remedy(const struct repair_caps *caps, const struct plan_step
 	return "take the offline path: mapctl repair --offline-plan (unmounts; xfs_repair)";
 }
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_type(const void *a, const void *b)
 {
-	uint32_t x = repair_phase_of(*(const uint32_t *)a), y = repair_phase_of(*(const uint32_t *)b);
-
-	if (x != y)
-		return x < y ? -1 : 1;
-	x = (uint32_t)repair_step_rank(*(const uint32_t *)a);
-	y = (uint32_t)repair_step_rank(*(const uint32_t *)b);
-	if (x != y)
-		return x < y ? -1 : 1;
-	x = *(const uint32_t *)a;
-	y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	return map_scrub_type_cmp(*(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 /* A device range that could not be read is behind this finding: the copy
@@ -211,7 +135,7 @@ int repair_plan_add(struct repair_plan *p, const struct repair_caps *caps,
 	}
 	if (has_attrs && !has_parent && caps->geo.parent && n < PLAN_MAX_TYPES)
 		types[n++] = XFS_SCRUB_TYPE_PARENT;
-	qsort(types, (size_t)n, sizeof(types[0]), cmp_u32);
+	qsort(types, (size_t)n, sizeof(types[0]), cmp_type);
 
 	struct plan_item *v = realloc(p->v, (p->n + 1) * sizeof(*v));
 	if (!v)
@@ -235,7 +159,7 @@ int repair_plan_add(struct repair_plan *p, const struct repair_caps *caps,
 		struct plan_step *s = &it->steps[k];
 
 		s->type = types[k];
-		s->phase = repair_phase_of(types[k]);
+		s->phase = map_scrub_type(types[k])->phase;
 		s->unsupported = known_unsupported(caps, types[k], f->agno);
 		if (s->unsupported)
 			p->offline_needed = true;
@@ -269,6 +193,59 @@ void repair_plan_sort(struct repair_plan *p)
 {
 	if (p->n)
 		qsort(p->v, p->n, sizeof(p->v[0]), cmp_item);
+}
+
+/* One finding of the plan, with its steps. */
+static void json_item(struct map_json *j, const struct plan_item *it,
+		      const struct repair_caps *caps, const char *mnt)
+{
+	map_json_obj(j, NULL);
+	map_json_int(j, "finding_id", it->f.id);
+	map_json_str(j, "kind", it->f.kind);
+	map_json_uint_or_null(j, "ag", it->f.agno >= 0, (uint64_t)it->f.agno);
+	map_json_uint_or_null(j, "inode", it->f.ino, it->f.ino);
+	map_json_arr(j, "paths");
+	for (size_t k = 0; k < it->f.npaths; k++) {
+		char *full = map_join_path(mnt, it->f.paths[k]);
+
+		map_json_str(j, NULL, full ? full : it->f.paths[k]);
+		free(full);
+	}
+	map_json_end_arr(j);
+	map_json_bool(j, "unreadable", it->unreadable);
+	map_json_str(j, "outcome", repair_outcome_name(it->outcome));
+	map_json_str_or_null(j, "lost", it->lost);
+	map_json_arr(j, "steps");
+	for (int k = 0; k < it->nsteps; k++) {
+		const struct plan_step *s = &it->steps[k];
+
+		map_json_obj(j, NULL);
+		map_json_str(j, "scrub", map_scrub_type(s->type)->name);
+		map_json_str(j, "phase", map_scrub_phase_name(s->phase));
+		map_json_str(j, "outcome", repair_outcome_name(s->outcome));
+		map_json_str_or_null(j, "detail", s->detail);
+		map_json_str_or_null(j, "remedy", s->unsupported ||
+				     s->outcome == OUTCOME_UNSUPPORTED ? repair_remedy(caps, s) :
+				     NULL);
+		map_json_end_obj(j);
+	}
+	map_json_end_arr(j);
+	map_json_end_obj(j);
+}
+
+void repair_plan_json(struct map_json *j, const struct repair_plan *p,
+		      const struct repair_caps *caps, const char *uuid, const char *mnt,
+		      bool dry_run)
+{
+	map_json_str(j, "fs_uuid", uuid);
+	map_json_str(j, "mountpoint", mnt);
+	map_json_bool(j, "dry_run", dry_run);
+	map_json_bool(j, "kernel_repairs", caps->kernel_repairs);
+	map_json_arr(j, "findings");
+	for (size_t i = 0; i < p->n; i++)
+		json_item(j, &p->v[i], caps, mnt);
+	map_json_end_arr(j);
+	map_json_uint(j, "data_findings", p->data_findings);
 }
 
 void repair_plan_free(struct repair_plan *p)

@@ -12,27 +12,9 @@
 
 #include "map.h"
 
-/* The phases, in the order they run. */
-enum repair_phase {
-	PHASE_AG_HEADERS,	/* sb, agf, agfl, agi */
-	PHASE_AG_BTREES,	/* free space, inode, reverse-mapping, refcount btrees */
-	PHASE_INODES,		/* inode records */
-	PHASE_EXTENT_MAPS,	/* data, attr and CoW fork mappings */
-	PHASE_CONTENTS,		/* directories, xattrs, symlinks */
-	PHASE_LINKS,		/* parent pointers, directory tree, link counts */
-	PHASE_SUMMARY,		/* summary counters, quotas */
-	PHASE_NR
-};
-
-const char *repair_phase_name(enum repair_phase p);
-enum repair_phase repair_phase_of(uint32_t scrub_type);
-
-/*
- * Where the steps of one scrub type run inside their phase, lower first,
- * across all findings (0 .. REPAIR_RANKS - 1).
- */
-#define REPAIR_RANKS 3
-int repair_step_rank(uint32_t scrub_type);
+/* The steps run phase by phase (enum map_scrub_phase), and inside a phase
+ * by rank across all findings: the scrub type table (map_scrub_type) holds
+ * both. */
 
 /* What came of a step, or of a finding as a whole (worst step wins). */
 enum repair_outcome {
@@ -50,7 +32,7 @@ const char *repair_outcome_name(enum repair_outcome o);
 
 struct plan_step {
 	uint32_t type;			/* XFS_SCRUB_TYPE_* */
-	enum repair_phase phase;
+	enum map_scrub_phase phase;
 	const char *unsupported;	/* known before running: why not (NULL: try) */
 	enum repair_outcome outcome;
 	bool rebuilt;			/* the kernel said it rebuilt it */
@@ -92,6 +74,15 @@ int repair_plan_add(struct repair_plan *p, const struct repair_caps *caps,
  * with unreadable sectors first, AG, inode, finding). */
 void repair_plan_sort(struct repair_plan *p);
 void repair_plan_free(struct repair_plan *p);
+
+/*
+ * The members of the plan's JSON object (mapper-json(7), "mapctl repair"),
+ * written into the object @j has open: mapctl's output and mapperd's
+ * repair-plan reply are the same document.  @mnt prefixes the paths.
+ */
+void repair_plan_json(struct map_json *j, const struct repair_plan *p,
+		      const struct repair_caps *caps, const char *uuid, const char *mnt,
+		      bool dry_run);
 
 /* Why a step cannot be done online, and what the administrator can do. */
 const char *repair_remedy(const struct repair_caps *caps, const struct plan_step *s);

@@ -46,11 +46,39 @@ enum map_scrub_scope {
 	MAP_SCOPE_INODE,	/* one inode */
 };
 
+/*
+ * The phases a scan checks and a repair rebuilds in, in the order they run:
+ * each phase needs the ones before it (an inode is found through the AG
+ * headers and the inode btree; a directory through the inode and its extent
+ * map).  A scan checks an AG's types (AG headers, then AG btrees) together,
+ * every inode's types in the inode stage, the whole-filesystem ones last.
+ */
+enum map_scrub_phase {
+	MAP_PHASE_AG_HEADERS,	/* sb, agf, agfl, agi */
+	MAP_PHASE_AG_BTREES,	/* free space, inode, reverse-mapping, refcount btrees */
+	MAP_PHASE_INODES,	/* inode records */
+	MAP_PHASE_EXTENT_MAPS,	/* data, attr and CoW fork mappings */
+	MAP_PHASE_CONTENTS,	/* directories, xattrs, symlinks */
+	MAP_PHASE_LINKS,	/* parent pointers, directory tree, link counts */
+	MAP_PHASE_SUMMARY,	/* summary counters, quotas */
+	MAP_PHASE_NR
+};
+
+/* Where a type runs inside its phase, lower first (0 .. MAP_SCRUB_RANKS - 1);
+ * then by type number. */
+#define MAP_SCRUB_RANKS 3
+
+/* Whole-filesystem checks that walk every inode themselves (one long call). */
+#define MAP_SCRUB_F_WALKS_INODES	(1u << 0)
+
 struct map_scrub_type_info {
 	uint32_t type;			/* XFS_SCRUB_TYPE_* */
 	const char *name;		/* short stable name, e.g. "bnobt" */
 	enum map_scrub_scope scope;
 	const char *what;		/* human description */
+	enum map_scrub_phase phase;
+	unsigned int rank;		/* inside the phase */
+	unsigned int flags;		/* MAP_SCRUB_F_* */
 };
 
 /* Table entry for a scrub type, or NULL for an unknown type. */
@@ -59,6 +87,15 @@ const struct map_scrub_type_info *map_scrub_type(uint32_t type);
 int map_scrub_type_by_name(const char *name);
 /* Number of scrub types this library knows (types are 0..n-1). */
 uint32_t map_scrub_type_count(void);
+/* The types of scope @scope that have every flag of @flags set and none of
+ * @without, in the order they run (phase, rank, type): at most @max into
+ * @types; returns how many there are. */
+size_t map_scrub_types_in_order(enum map_scrub_scope scope, unsigned int flags,
+				unsigned int without, uint32_t *types, size_t max);
+/* Whether scrub type @a runs before @b: -1, 0 or 1, for qsort. */
+int map_scrub_type_cmp(uint32_t a, uint32_t b);
+/* "AG headers", "inodes", ...; "?" when out of range. */
+const char *map_scrub_phase_name(enum map_scrub_phase p);
 
 /*
  * One XFS_IOC_SCRUB_METADATA call on the filesystem of @fd.  EBUSY and

@@ -66,60 +66,49 @@ int map_scrub_probe(int fd)
 
 /* ---- scrubbing a whole filesystem ---- */
 
-/* Per AG, in an order where cross-references mean something: headers, free
- * space, inode btrees, then the btrees that index the others. */
-static const uint32_t ag_types[] = {
-	XFS_SCRUB_TYPE_SB, XFS_SCRUB_TYPE_AGF, XFS_SCRUB_TYPE_AGFL, XFS_SCRUB_TYPE_AGI,
-	XFS_SCRUB_TYPE_BNOBT, XFS_SCRUB_TYPE_CNTBT, XFS_SCRUB_TYPE_INOBT, XFS_SCRUB_TYPE_FINOBT,
-	XFS_SCRUB_TYPE_RMAPBT, XFS_SCRUB_TYPE_REFCNTBT,
-};
-
-/*
- * Whole-filesystem checks that walk every inode themselves, each one long
- * call on one CPU (nlinks: about 4.5 s of a 50 s scan of 100 000 files):
- * they are handed out first in the inode stage, so the other CPUs check
- * inodes meanwhile instead of waiting for them at the end.
- */
-static const uint32_t fs_walk_types[] = {
-	XFS_SCRUB_TYPE_NLINKS, XFS_SCRUB_TYPE_QUOTACHECK,
-};
-
-/* Whole filesystem, after every AG and inode; HEALTHY last of all. */
-static const uint32_t fs_types[] = {
-	XFS_SCRUB_TYPE_RTBITMAP, XFS_SCRUB_TYPE_RTSUM, XFS_SCRUB_TYPE_UQUOTA,
-	XFS_SCRUB_TYPE_GQUOTA, XFS_SCRUB_TYPE_PQUOTA, XFS_SCRUB_TYPE_FSCOUNTERS,
-	XFS_SCRUB_TYPE_HEALTHY,
-};
-
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_TYPES 16	/* scrub types of one scope (AG: 10, inode: 9, FS: 9) */
 #define MAX_VEC 16
 #define SV_NOT_RUN INT32_MIN	/* sv_ret of items a failed barrier skipped */
 
+/* Whether scrub type @type applies to an inode of @mode. */
+static bool inode_type_applies(const struct map_geometry *geo, uint32_t type, uint32_t mode,
+			       bool has_attr)
+{
+	switch (type) {
+	case XFS_SCRUB_TYPE_INODE:
+	case XFS_SCRUB_TYPE_BMBTD:
+		return true;
+	case XFS_SCRUB_TYPE_BMBTA:
+	case XFS_SCRUB_TYPE_XATTR:
+		return has_attr;
+	case XFS_SCRUB_TYPE_BMBTC:
+		return geo->reflink && S_ISREG(mode);
+	case XFS_SCRUB_TYPE_DIR:
+		return S_ISDIR(mode);
+	case XFS_SCRUB_TYPE_SYMLINK:
+		return S_ISLNK(mode);
+	case XFS_SCRUB_TYPE_PARENT:
+		return S_ISDIR(mode) || geo->parent;
+	case XFS_SCRUB_TYPE_DIRTREE:
+		return S_ISDIR(mode) && geo->parent;
+	default:
+		return false;
+	}
+}
+
+/* In the order of the scrub type table's phases: the order a repair
+ * rebuilds them in. */
 size_t map_scrub_inode_types(const struct map_geometry *geo, uint32_t mode, bool has_attr,
 			     uint32_t *types, size_t max)
 {
-	uint32_t t[12];
+	uint32_t all[MAX_TYPES];
+	size_t nall = map_scrub_types_in_order(MAP_SCOPE_INODE, 0, 0, all, MAX_TYPES);
 	size_t n = 0;
 
-	t[n++] = XFS_SCRUB_TYPE_INODE;
-	t[n++] = XFS_SCRUB_TYPE_BMBTD;
-	if (has_attr)
-		t[n++] = XFS_SCRUB_TYPE_BMBTA;
-	if (geo->reflink && S_ISREG(mode))
-		t[n++] = XFS_SCRUB_TYPE_BMBTC;
-	if (S_ISDIR(mode))
-		t[n++] = XFS_SCRUB_TYPE_DIR;
-	if (has_attr)
-		t[n++] = XFS_SCRUB_TYPE_XATTR;
-	if (S_ISLNK(mode))
-		t[n++] = XFS_SCRUB_TYPE_SYMLINK;
-	if (S_ISDIR(mode) || geo->parent)
-		t[n++] = XFS_SCRUB_TYPE_PARENT;
-	if (S_ISDIR(mode) && geo->parent)
-		t[n++] = XFS_SCRUB_TYPE_DIRTREE;
-	if (n > max)
-		n = max;
-	memcpy(types, t, n * sizeof(*types));
+	for (size_t i = 0; i < nall && i < MAX_TYPES && n < max; i++)
+		if (inode_type_applies(geo, all[i], mode, has_attr))
+			types[n++] = all[i];
 	return n;
 }
 
@@ -148,7 +137,15 @@ struct scrubber {
 	 * hands out the stage's items (scrub_item). */
 	pthread_mutex_t lock;
 	bool inodes;			/* the inode stage, not the AG stage */
-	uint32_t nwalks;		/* fs_walk_types in the inode stage */
+	uint32_t nwalks;		/* walk_types in the inode stage */
+	/* The scrub type table's types in their order (map_scrub_types_in_order):
+	 * per AG; whole-filesystem checks that walk every inode themselves,
+	 * each one long call on one CPU (nlinks: about 4.5 s of a 50 s scan of
+	 * 100 000 files), handed out first in the inode stage so the other
+	 * CPUs check inodes meanwhile; the other whole-filesystem checks, after
+	 * every AG and inode, HEALTHY last of all. */
+	uint32_t ag_types[MAX_TYPES], walk_types[MAX_TYPES], fs_types[MAX_TYPES];
+	size_t nag_types, nwalk_types, nfs_types;
 	uint32_t next_item, nitems;
 };
 
@@ -198,47 +195,47 @@ static void progress(struct scrubber *s, uint64_t step, bool inode)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/*
- * Scrub @types of one object.  With vectored scrub it is one call; a
- * barrier after the inode core means "don't check the forks of an inode
- * whose core is broken", and those items come back as ECANCELED.
- */
-static int scrub_object(struct scrubber *s, const uint32_t *types, size_t n, uint32_t agno,
-			uint64_t ino, uint32_t gen, bool barrier_after_first)
+/* One call per type; a corrupt inode core (the first type, with
+ * @barrier_after_first) cancels the rest. */
+static int scrub_each(struct scrubber *s, const uint32_t *types, size_t n, uint32_t agno,
+		      uint64_t ino, uint32_t gen, bool barrier_after_first)
 {
 	uint32_t iflags = s->opts->iflags;
+	bool core_bad = false;
 	int rc;
 
-	if (map_cancelled(s->opts->cancel))
-		return -MAP_ECANCELED;
-	if (!s->vectored) {
-		bool core_bad = false;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t oflags = 0;
 
-		for (size_t i = 0; i < n; i++) {
-			uint32_t oflags = 0;
-
-			if (core_bad) {
-				rc = emit(s, types[i], agno, ino, gen, 0, -ECANCELED);
-			} else {
-				count_call(s);
-				int err = map_scrub_call(s->fs->fd, types[i], agno, ino, gen,
-							 iflags, &oflags);
-				rc = emit(s, types[i], agno, ino, gen, oflags, err);
-				if (i == 0 && barrier_after_first &&
-				    (err || (oflags & (XFS_SCRUB_OFLAG_CORRUPT |
-						       XFS_SCRUB_OFLAG_XCORRUPT))))
-					core_bad = err != -ENOENT;
-			}
-			if (rc)
-				return rc;
+		if (core_bad) {
+			rc = emit(s, types[i], agno, ino, gen, 0, -ECANCELED);
+		} else {
+			count_call(s);
+			int err = map_scrub_call(s->fs->fd, types[i], agno, ino, gen, iflags,
+						 &oflags);
+			rc = emit(s, types[i], agno, ino, gen, oflags, err);
+			if (i == 0 && barrier_after_first &&
+			    (err || (oflags & (XFS_SCRUB_OFLAG_CORRUPT |
+					       XFS_SCRUB_OFLAG_XCORRUPT))))
+				core_bad = err != -ENOENT;
 		}
-		return 0;
+		if (rc)
+			return rc;
 	}
+	return 0;
+}
 
+/* One vectored call for every type; the kernel's barrier after the inode
+ * core stands for the check above. */
+static int scrub_vectored(struct scrubber *s, const uint32_t *types, size_t n, uint32_t agno,
+			  uint64_t ino, uint32_t gen, bool barrier_after_first)
+{
+	uint32_t iflags = s->opts->iflags;
 	struct map_xfs_scrub_vec vec[MAX_VEC + 1];
 	struct map_xfs_scrub_vec_head head;
-	size_t nv = 0;
 	int slot_of[MAX_VEC + 1];
+	size_t nv = 0;
+	int rc;
 
 	for (size_t i = 0; i < n && nv < MAX_VEC; i++) {
 		vec[nv] = (struct map_xfs_scrub_vec){ types[i], iflags, SV_NOT_RUN, 0 };
@@ -290,6 +287,21 @@ static int scrub_object(struct scrubber *s, const uint32_t *types, size_t n, uin
 	return 0;
 }
 
+/*
+ * Scrub @types of one object.  With vectored scrub it is one call; a
+ * barrier after the inode core means "don't check the forks of an inode
+ * whose core is broken", and those items come back as ECANCELED.
+ */
+static int scrub_object(struct scrubber *s, const uint32_t *types, size_t n, uint32_t agno,
+			uint64_t ino, uint32_t gen, bool barrier_after_first)
+{
+	if (map_cancelled(s->opts->cancel))
+		return -MAP_ECANCELED;
+	if (!s->vectored)
+		return scrub_each(s, types, n, agno, ino, gen, barrier_after_first);
+	return scrub_vectored(s, types, n, agno, ino, gen, barrier_after_first);
+}
+
 static int scrub_inode(struct map_fs *fs, const struct xfs_bulkstat *bs, void *arg)
 {
 	struct scrubber *s = arg;
@@ -335,12 +347,12 @@ static int scrub_item(struct scrubber *s, uint32_t i)
 	int rc;
 
 	if (!s->inodes) {
-		rc = scrub_object(s, ag_types, NELEM(ag_types), i, 0, 0, false);
+		rc = scrub_object(s, s->ag_types, s->nag_types, i, 0, 0, false);
 		progress(s, 1, false);
 		return rc;
 	}
 	if (i < s->nwalks) {
-		rc = scrub_object(s, &fs_walk_types[i], 1, 0, 0, 0, false);
+		rc = scrub_object(s, &s->walk_types[i], 1, 0, 0, 0, false);
 		progress(s, 1, false);
 		return rc;
 	}
@@ -404,6 +416,16 @@ static int scrub_stage(struct scrubber *s, bool inodes)
 	return s->rc;
 }
 
+/* What each stage checks, in the order of the scrub type table. */
+static void order_types(struct scrubber *s)
+{
+	s->nag_types = map_scrub_types_in_order(MAP_SCOPE_AG, 0, 0, s->ag_types, MAX_TYPES);
+	s->nwalk_types = map_scrub_types_in_order(MAP_SCOPE_FS, MAP_SCRUB_F_WALKS_INODES, 0,
+						  s->walk_types, MAX_TYPES);
+	s->nfs_types = map_scrub_types_in_order(MAP_SCOPE_FS, 0, MAP_SCRUB_F_WALKS_INODES,
+						s->fs_types, MAX_TYPES);
+}
+
 int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub_fn fn,
 		 void *arg, struct map_scrub_stats *stats)
 {
@@ -428,7 +450,8 @@ int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub
 
 	memset(&counts, 0, sizeof(counts));
 	ioctl(fs->fd, XFS_IOC_FSCOUNTS, &counts);
-	s.total = (uint64_t)fs->info.geo.agcount + NELEM(fs_types) + NELEM(fs_walk_types) +
+	order_types(&s);
+	s.total = (uint64_t)fs->info.geo.agcount + s.nfs_types + s.nwalk_types +
 		  (s.opts->skip_inodes ? 0 : map_inodes_in_use(counts.allocino, counts.freeino));
 
 	pthread_mutex_init(&s.lock, NULL);
@@ -437,15 +460,15 @@ int map_scrub_fs(struct map_fs *fs, const struct map_scrub_opts *opts, map_scrub
 	 * reporting the inode too. */
 	rc = scrub_stage(&s, false);
 	/* A repair fixes what the walks count before they count it. */
-	s.nwalks = (s.opts->iflags & XFS_SCRUB_IFLAG_REPAIR) ? 0 : NELEM(fs_walk_types);
+	s.nwalks = (s.opts->iflags & XFS_SCRUB_IFLAG_REPAIR) ? 0 : (uint32_t)s.nwalk_types;
 	if (rc == 0)
 		rc = scrub_stage(&s, true);
-	for (size_t i = s.nwalks; i < NELEM(fs_walk_types) && rc == 0; i++) {
-		rc = scrub_object(&s, &fs_walk_types[i], 1, 0, 0, 0, false);
+	for (size_t i = s.nwalks; i < s.nwalk_types && rc == 0; i++) {
+		rc = scrub_object(&s, &s.walk_types[i], 1, 0, 0, 0, false);
 		progress(&s, 1, false);
 	}
-	for (size_t i = 0; i < NELEM(fs_types) && rc == 0; i++) {
-		rc = scrub_object(&s, &fs_types[i], 1, 0, 0, 0, false);
+	for (size_t i = 0; i < s.nfs_types && rc == 0; i++) {
+		rc = scrub_object(&s, &s.fs_types[i], 1, 0, 0, 0, false);
 		progress(&s, 1, false);
 	}
 	pthread_mutex_destroy(&s.lock);

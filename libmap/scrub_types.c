@@ -7,43 +7,125 @@
 #include "map.h"
 #include "xfs_abi.h"
 
+#define AG MAP_SCOPE_AG
+#define FS MAP_SCOPE_FS
+#define INO MAP_SCOPE_INODE
+#define T(t, n, sc, ph, rk, fl, w) \
+	[XFS_SCRUB_TYPE_##t] = { .type = XFS_SCRUB_TYPE_##t, .name = n, .scope = sc, \
+				 .phase = MAP_PHASE_##ph, .rank = rk, .flags = fl, .what = w }
+
+/*
+ * Every scrub type, with the phase and rank that order both a scan and a
+ * repair.  The ranks inside a phase:
+ * - AG types in type order: headers, free space, inode btrees, then the
+ *   btrees that index the others (cross-references mean something);
+ * - contents: a directory is rebuilt before any xattr fork: with parent
+ *   pointers the directory comes from the parent pointers of every file,
+ *   and the kernel keeps the old entries of a file whose attr fork it cannot
+ *   read, while an xattr salvage that runs first drops the parent pointers
+ *   of the unreadable leaf for good (or the whole fork, which makes the
+ *   directory rebuild refuse);
+ * - links: parent pointers before the directory tree is checked, and both
+ *   before link counts;
+ * - summary: HEALTHY, the highest number there, last of all (it
+ *   summarises the others).
+ */
 static const struct map_scrub_type_info scrub_types[MAP_SCRUB_TYPE_NR] = {
-	{ XFS_SCRUB_TYPE_PROBE, "probe", MAP_SCOPE_NONE, "scrub capability probe" },
-	{ XFS_SCRUB_TYPE_SB, "sb", MAP_SCOPE_AG, "superblock" },
-	{ XFS_SCRUB_TYPE_AGF, "agf", MAP_SCOPE_AG, "free space header" },
-	{ XFS_SCRUB_TYPE_AGFL, "agfl", MAP_SCOPE_AG, "free list" },
-	{ XFS_SCRUB_TYPE_AGI, "agi", MAP_SCOPE_AG, "inode header" },
-	{ XFS_SCRUB_TYPE_BNOBT, "bnobt", MAP_SCOPE_AG, "free space by block btree" },
-	{ XFS_SCRUB_TYPE_CNTBT, "cntbt", MAP_SCOPE_AG, "free space by length btree" },
-	{ XFS_SCRUB_TYPE_INOBT, "inobt", MAP_SCOPE_AG, "inode btree" },
-	{ XFS_SCRUB_TYPE_FINOBT, "finobt", MAP_SCOPE_AG, "free inode btree" },
-	{ XFS_SCRUB_TYPE_RMAPBT, "rmapbt", MAP_SCOPE_AG, "reverse mapping btree" },
-	{ XFS_SCRUB_TYPE_REFCNTBT, "refcountbt", MAP_SCOPE_AG, "reference count btree" },
-	{ XFS_SCRUB_TYPE_INODE, "inode", MAP_SCOPE_INODE, "inode record" },
-	{ XFS_SCRUB_TYPE_BMBTD, "bmapbtd", MAP_SCOPE_INODE, "data fork mappings" },
-	{ XFS_SCRUB_TYPE_BMBTA, "bmapbta", MAP_SCOPE_INODE, "attribute fork mappings" },
-	{ XFS_SCRUB_TYPE_BMBTC, "bmapbtc", MAP_SCOPE_INODE, "copy-on-write fork mappings" },
-	{ XFS_SCRUB_TYPE_DIR, "directory", MAP_SCOPE_INODE, "directory entries" },
-	{ XFS_SCRUB_TYPE_XATTR, "xattr", MAP_SCOPE_INODE, "extended attributes" },
-	{ XFS_SCRUB_TYPE_SYMLINK, "symlink", MAP_SCOPE_INODE, "symbolic link target" },
-	{ XFS_SCRUB_TYPE_PARENT, "parent", MAP_SCOPE_INODE, "parent pointers" },
-	{ XFS_SCRUB_TYPE_RTBITMAP, "rtbitmap", MAP_SCOPE_FS, "realtime bitmap" },
-	{ XFS_SCRUB_TYPE_RTSUM, "rtsummary", MAP_SCOPE_FS, "realtime summary" },
-	{ XFS_SCRUB_TYPE_UQUOTA, "usrquota", MAP_SCOPE_FS, "user quotas" },
-	{ XFS_SCRUB_TYPE_GQUOTA, "grpquota", MAP_SCOPE_FS, "group quotas" },
-	{ XFS_SCRUB_TYPE_PQUOTA, "prjquota", MAP_SCOPE_FS, "project quotas" },
-	{ XFS_SCRUB_TYPE_FSCOUNTERS, "fscounters", MAP_SCOPE_FS, "summary counters" },
-	{ XFS_SCRUB_TYPE_QUOTACHECK, "quotacheck", MAP_SCOPE_FS, "quota usage counters" },
-	{ XFS_SCRUB_TYPE_NLINKS, "nlinks", MAP_SCOPE_FS, "inode link counts" },
-	{ XFS_SCRUB_TYPE_HEALTHY, "healthy", MAP_SCOPE_FS, "overall health" },
-	{ XFS_SCRUB_TYPE_DIRTREE, "dirtree", MAP_SCOPE_INODE, "directory tree structure" },
+	[XFS_SCRUB_TYPE_PROBE] = { .type = XFS_SCRUB_TYPE_PROBE, .name = "probe",
+				   .scope = MAP_SCOPE_NONE, .phase = MAP_PHASE_SUMMARY,
+				   .what = "scrub capability probe" },
+	T(SB, "sb", AG, AG_HEADERS, 0, 0, "superblock"),
+	T(AGF, "agf", AG, AG_HEADERS, 0, 0, "free space header"),
+	T(AGFL, "agfl", AG, AG_HEADERS, 0, 0, "free list"),
+	T(AGI, "agi", AG, AG_HEADERS, 0, 0, "inode header"),
+	T(BNOBT, "bnobt", AG, AG_BTREES, 0, 0, "free space by block btree"),
+	T(CNTBT, "cntbt", AG, AG_BTREES, 0, 0, "free space by length btree"),
+	T(INOBT, "inobt", AG, AG_BTREES, 0, 0, "inode btree"),
+	T(FINOBT, "finobt", AG, AG_BTREES, 0, 0, "free inode btree"),
+	T(RMAPBT, "rmapbt", AG, AG_BTREES, 0, 0, "reverse mapping btree"),
+	T(REFCNTBT, "refcountbt", AG, AG_BTREES, 0, 0, "reference count btree"),
+	T(INODE, "inode", INO, INODES, 0, 0, "inode record"),
+	T(BMBTD, "bmapbtd", INO, EXTENT_MAPS, 0, 0, "data fork mappings"),
+	T(BMBTA, "bmapbta", INO, EXTENT_MAPS, 0, 0, "attribute fork mappings"),
+	T(BMBTC, "bmapbtc", INO, EXTENT_MAPS, 0, 0, "copy-on-write fork mappings"),
+	T(DIR, "directory", INO, CONTENTS, 0, 0, "directory entries"),
+	T(XATTR, "xattr", INO, CONTENTS, 1, 0, "extended attributes"),
+	T(SYMLINK, "symlink", INO, CONTENTS, 1, 0, "symbolic link target"),
+	T(PARENT, "parent", INO, LINKS, 0, 0, "parent pointers"),
+	T(RTBITMAP, "rtbitmap", FS, SUMMARY, 0, 0, "realtime bitmap"),
+	T(RTSUM, "rtsummary", FS, SUMMARY, 0, 0, "realtime summary"),
+	T(UQUOTA, "usrquota", FS, SUMMARY, 0, 0, "user quotas"),
+	T(GQUOTA, "grpquota", FS, SUMMARY, 0, 0, "group quotas"),
+	T(PQUOTA, "prjquota", FS, SUMMARY, 0, 0, "project quotas"),
+	T(FSCOUNTERS, "fscounters", FS, SUMMARY, 0, 0, "summary counters"),
+	T(QUOTACHECK, "quotacheck", FS, SUMMARY, 0, MAP_SCRUB_F_WALKS_INODES,
+	  "quota usage counters"),
+	T(NLINKS, "nlinks", FS, LINKS, 2, MAP_SCRUB_F_WALKS_INODES, "inode link counts"),
+	T(HEALTHY, "healthy", FS, SUMMARY, 0, 0, "overall health"),
+	T(DIRTREE, "dirtree", INO, LINKS, 1, 0, "directory tree structure"),
 };
+
+#undef T
+#undef AG
+#undef FS
+#undef INO
+
+static const char *const phase_names[MAP_PHASE_NR] = {
+	[MAP_PHASE_AG_HEADERS] = "AG headers",
+	[MAP_PHASE_AG_BTREES] = "AG btrees",
+	[MAP_PHASE_INODES] = "inodes",
+	[MAP_PHASE_EXTENT_MAPS] = "extent maps",
+	[MAP_PHASE_CONTENTS] = "contents",
+	[MAP_PHASE_LINKS] = "links",
+	[MAP_PHASE_SUMMARY] = "summary",
+};
+
+const char *map_scrub_phase_name(enum map_scrub_phase p)
+{
+	return (unsigned int)p < MAP_PHASE_NR ? phase_names[p] : "?";
+}
 
 const struct map_scrub_type_info *map_scrub_type(uint32_t type)
 {
 	if (type >= MAP_SCRUB_TYPE_NR)
 		return NULL;
 	return &scrub_types[type];
+}
+
+int map_scrub_type_cmp(uint32_t a, uint32_t b)
+{
+	const struct map_scrub_type_info *x = map_scrub_type(a), *y = map_scrub_type(b);
+
+	if (x && y && x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
+	if (x && y && x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+size_t map_scrub_types_in_order(enum map_scrub_scope scope, unsigned int flags,
+				unsigned int without, uint32_t *types, size_t max)
+{
+	uint32_t v[MAP_SCRUB_TYPE_NR];
+	size_t n = 0;
+
+	/* An insertion sort by (phase, rank, type): the table is short. */
+	for (uint32_t t = 0; t < MAP_SCRUB_TYPE_NR; t++) {
+		const struct map_scrub_type_info *info = &scrub_types[t];
+		size_t at = n;
+
+		if (info->scope != scope || (info->flags & flags) != flags ||
+		    (info->flags & without))
+			continue;
+		while (at > 0 && map_scrub_type_cmp(v[at - 1], t) > 0) {
+			v[at] = v[at - 1];
+			at--;
+		}
+		v[at] = t;
+		n++;
+	}
+	memcpy(types, v, (n < max ? n : max) * sizeof(*types));
+	return n;
 }
 
 int map_scrub_type_by_name(const char *name)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The control socket's requests: status, progress, scan, cancel, reload.
+/* The control socket's requests: status, progress, scan, cancel, reload,
+ * repair-plan.
  * The JSON replies are mapctl daemon's, documented in mapper-json(7). */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
+#include "map_act.h"
 #include "pipeline.h"
 #include "scheduler.h"
 
@@ -23,6 +25,7 @@ static const char help_text[] =
 	"scan full|metadata|media TARGET    queue a scan of the filesystem holding TARGET\n"
 	"                                   (a path or a filesystem UUID)\n"
 	"cancel TARGET                      stop its scan at the next checkpoint\n"
+	"repair-plan TARGET                 what mapctl repair would do there (JSON)\n"
 	"reload                             read the configuration file again\n";
 
 /* "in 6d 23h", "in 42 s", "now", "off" */
@@ -113,95 +116,95 @@ static void scan_text(struct md_buf *out, const struct md_scan_state *s)
 		md_buf_printf(out, "  scan: idle\n");
 }
 
-static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
+/* The event counters and every filesystem, for mapctl daemon status --json. */
+static void status_json(struct md_daemon *d, const struct md_pipeline_stats *ps,
+			const struct md_control_stats *cs, struct md_buf *out)
 {
-	struct md_pipeline_stats ps;
-	struct md_control_stats cs;
+	struct map_json j;
+
+	md_json_start(&j, out);
+	map_json_obj(&j, NULL);
+	map_json_output_version(&j, "mapctl daemon status");
+	map_json_str(&j, "daemon_version", MAPPER_VERSION);
+	map_json_int(&j, "pid", getpid());
+	map_json_int(&j, "uptime_seconds", (md_now_ms() - d->started) / 1000);
+	map_json_str_or_null(&j, "database", d->db_path);
+	map_json_str_or_null(&j, "config", d->cfg.path);
+	map_json_bool(&j, "kmsg", d->kmsg != NULL);
+	map_json_obj(&j, "events");
+	map_json_uint(&j, "received", ps->received);
+	map_json_uint(&j, "merged", ps->merged);
+	map_json_uint(&j, "duplicates", ps->duplicates);
+	map_json_uint(&j, "dropped", ps->dropped);
+	map_json_uint(&j, "processed", ps->processed);
+	map_json_uint(&j, "failed", ps->failed);
+	map_json_uint(&j, "queued", ps->queued);
+	map_json_uint(&j, "findings", ps->findings);
+	map_json_uint(&j, "new_findings", ps->new_findings);
+	map_json_uint(&j, "scans_requested", ps->scans_requested);
+	map_json_uint(&j, "rate_limited", ps->rate_limited);
+	map_json_uint(&j, "reads_limited", ps->reads_limited);
+	map_json_uint(&j, "scans_limited", ps->scans_limited);
+	map_json_uint(&j, "spooled", ps->spooled);
+	map_json_uint(&j, "spool_dropped", ps->spool_dropped);
+	map_json_uint(&j, "replayed", ps->replayed);
+	map_json_uint(&j, "spool_pending", ps->spool_pending);
+	map_json_bool(&j, "database_down", ps->db_down || !d->st);
+	map_json_double(&j, "last_latency_seconds", ps->last_latency);
+	map_json_double(&j, "max_latency_seconds", ps->max_latency);
+	map_json_uint(&j, "fs_reopens", ps->fs_reopens);
+	map_json_uint(&j, "fs_full_opens", ps->fs_full_opens);
+	map_json_end_obj(&j);
+	map_json_obj(&j, "directory_index");
+	map_json_uint(&j, "ready", ps->dirindex.ready);
+	map_json_uint(&j, "building", ps->dirindex.building);
+	map_json_uint(&j, "unneeded", ps->dirindex.unneeded);
+	map_json_uint(&j, "directories", ps->dirindex.dirs);
+	map_json_uint(&j, "events_applied", ps->dirindex.events);
+	map_json_uint(&j, "uses", ps->dirindex.uses);
+	map_json_uint(&j, "retries", ps->dirindex.retries);
+	map_json_uint(&j, "resets", ps->dirindex.resets);
+	map_json_end_obj(&j);
+	map_json_obj(&j, "control");
+	map_json_int(&j, "clients", cs->clients);
+	map_json_uint(&j, "refused", cs->refused);
+	map_json_uint(&j, "cut_off", cs->cut_off);
+	map_json_uint(&j, "timed_out", cs->timed_out);
+	map_json_end_obj(&j);
+	map_json_arr(&j, "filesystems");
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
+		struct md_scan_state s;
+
+		md_sched_state(d, fs, &s);
+		map_json_obj(&j, NULL);
+		map_json_str(&j, "fs_uuid", fs->uuid);
+		map_json_str(&j, "mountpoint", fs->mountpoint);
+		map_json_str_or_null(&j, "device", fs->device);
+		map_json_str_or_null(&j, "devname", fs->bdev.name);
+		map_json_bool(&j, "fanotify", fs->fan.fd >= 0);
+		map_json_str(&j, "health_monitor", fs->hmon_state);
+		map_json_bool(&j, "shut_down", fs->shut_down);
+		map_json_int(&j, "open_findings", open_findings(d, fs));
+		json_ms_time(&j, "next_metadata_time", fs->next_metadata);
+		json_ms_time(&j, "next_media_time", fs->next_media);
+		scan_json(&j, &s);
+		map_json_end_obj(&j);
+	}
+	map_json_end_arr(&j);
+	map_json_end_obj(&j);
+	md_buf_printf(out, "\nok\n");
+}
+
+static void status_text(struct md_daemon *d, const struct md_pipeline_stats *ps,
+			const struct md_control_stats *cs, struct md_buf *out)
+{
 	int nfan = 0, nhm = 0, nfs = 0;
 	char a[32], b[32];
 
-	md_pipeline_get_stats(d->pipe, &ps);
-	md_control_stats(d, &cs);
 	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
 		nfs++;
 		nfan += fs->fan.fd >= 0;
 		nhm += fs->hmon.fd >= 0;
-	}
-	if (json) {
-		struct map_json j;
-
-		md_json_start(&j, out);
-		map_json_obj(&j, NULL);
-		map_json_output_version(&j, "mapctl daemon status");
-		map_json_str(&j, "daemon_version", MAPPER_VERSION);
-		map_json_int(&j, "pid", getpid());
-		map_json_int(&j, "uptime_seconds", (md_now_ms() - d->started) / 1000);
-		map_json_str_or_null(&j, "database", d->db_path);
-		map_json_str_or_null(&j, "config", d->cfg.path);
-		map_json_bool(&j, "kmsg", d->kmsg != NULL);
-		map_json_obj(&j, "events");
-		map_json_uint(&j, "received", ps.received);
-		map_json_uint(&j, "merged", ps.merged);
-		map_json_uint(&j, "duplicates", ps.duplicates);
-		map_json_uint(&j, "dropped", ps.dropped);
-		map_json_uint(&j, "processed", ps.processed);
-		map_json_uint(&j, "failed", ps.failed);
-		map_json_uint(&j, "queued", ps.queued);
-		map_json_uint(&j, "findings", ps.findings);
-		map_json_uint(&j, "new_findings", ps.new_findings);
-		map_json_uint(&j, "scans_requested", ps.scans_requested);
-		map_json_uint(&j, "rate_limited", ps.rate_limited);
-		map_json_uint(&j, "reads_limited", ps.reads_limited);
-		map_json_uint(&j, "scans_limited", ps.scans_limited);
-		map_json_uint(&j, "spooled", ps.spooled);
-		map_json_uint(&j, "spool_dropped", ps.spool_dropped);
-		map_json_uint(&j, "replayed", ps.replayed);
-		map_json_uint(&j, "spool_pending", ps.spool_pending);
-		map_json_bool(&j, "database_down", ps.db_down || !d->st);
-		map_json_double(&j, "last_latency_seconds", ps.last_latency);
-		map_json_double(&j, "max_latency_seconds", ps.max_latency);
-		map_json_uint(&j, "fs_reopens", ps.fs_reopens);
-		map_json_uint(&j, "fs_full_opens", ps.fs_full_opens);
-		map_json_end_obj(&j);
-		map_json_obj(&j, "directory_index");
-		map_json_uint(&j, "ready", ps.dirindex.ready);
-		map_json_uint(&j, "building", ps.dirindex.building);
-		map_json_uint(&j, "unneeded", ps.dirindex.unneeded);
-		map_json_uint(&j, "directories", ps.dirindex.dirs);
-		map_json_uint(&j, "events_applied", ps.dirindex.events);
-		map_json_uint(&j, "uses", ps.dirindex.uses);
-		map_json_uint(&j, "retries", ps.dirindex.retries);
-		map_json_uint(&j, "resets", ps.dirindex.resets);
-		map_json_end_obj(&j);
-		map_json_obj(&j, "control");
-		map_json_int(&j, "clients", cs.clients);
-		map_json_uint(&j, "refused", cs.refused);
-		map_json_uint(&j, "cut_off", cs.cut_off);
-		map_json_uint(&j, "timed_out", cs.timed_out);
-		map_json_end_obj(&j);
-		map_json_arr(&j, "filesystems");
-		for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
-			struct md_scan_state s;
-
-			md_sched_state(d, fs, &s);
-			map_json_obj(&j, NULL);
-			map_json_str(&j, "fs_uuid", fs->uuid);
-			map_json_str(&j, "mountpoint", fs->mountpoint);
-			map_json_str_or_null(&j, "device", fs->device);
-			map_json_str_or_null(&j, "devname", fs->bdev.name);
-			map_json_bool(&j, "fanotify", fs->fan.fd >= 0);
-			map_json_str(&j, "health_monitor", fs->hmon_state);
-			map_json_bool(&j, "shut_down", fs->shut_down);
-			map_json_int(&j, "open_findings", open_findings(d, fs));
-			json_ms_time(&j, "next_metadata_time", fs->next_metadata);
-			json_ms_time(&j, "next_media_time", fs->next_media);
-			scan_json(&j, &s);
-			map_json_end_obj(&j);
-		}
-		map_json_end_arr(&j);
-		map_json_end_obj(&j);
-		md_buf_printf(out, "\nok\n");
-		return;
 	}
 	md_buf_printf(out, "mapperd %s (pid %d), up %" PRId64 " s; database %s\n", MAPPER_VERSION,
 		      (int)getpid(), (md_now_ms() - d->started) / 1000, d->db_path);
@@ -210,22 +213,22 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 	md_buf_printf(out, "events: %" PRIu64 " received (%" PRIu64 " merged), %" PRIu64
 		      " duplicates dropped, %" PRIu64 " processed, %" PRIu64 " failed, %zu queued; %"
 		      PRIu64 " findings (%" PRIu64 " new); latency last %.3f s, max %.3f s\n",
-		      ps.received, ps.merged, ps.duplicates, ps.processed, ps.failed, ps.queued,
-		      ps.findings, ps.new_findings, ps.last_latency, ps.max_latency);
-	if (ps.dropped || ps.rate_limited || ps.reads_limited || ps.scans_limited)
+		      ps->received, ps->merged, ps->duplicates, ps->processed, ps->failed, ps->queued,
+		      ps->findings, ps->new_findings, ps->last_latency, ps->max_latency);
+	if (ps->dropped || ps->rate_limited || ps->reads_limited || ps->scans_limited)
 		md_buf_printf(out, "limits: %" PRIu64 " reports dropped (queue full), %" PRIu64
 			      " not taken (over a source's rate), %" PRIu64 " file reports read only "
 			      "event_read_limit bytes, %" PRIu64 " scans not requested "
-			      "(event_scan_interval)\n", ps.dropped, ps.rate_limited, ps.reads_limited,
-			      ps.scans_limited);
-	if (ps.db_down || !d->st || ps.spooled || ps.spool_pending)
+			      "(event_scan_interval)\n", ps->dropped, ps->rate_limited,
+			      ps->reads_limited, ps->scans_limited);
+	if (ps->db_down || !d->st || ps->spooled || ps->spool_pending)
 		md_buf_printf(out, "database: %s; %zu reports wait in the spool (%" PRIu64 " kept so "
 			      "far, %" PRIu64 " written since, %" PRIu64 " lost: spool full)\n",
-			      ps.db_down || !d->st ? "cannot be written now" : "writable",
-			      ps.spool_pending, ps.spooled, ps.replayed, ps.spool_dropped);
+			      ps->db_down || !d->st ? "cannot be written now" : "writable",
+			      ps->spool_pending, ps->spooled, ps->replayed, ps->spool_dropped);
 	md_buf_printf(out, "control socket: %d connected; %" PRIu64 " connections refused (limits), %"
-		      PRIu64 " clients cut off (request rate), %" PRIu64 " timed out\n", cs.clients,
-		      cs.refused, cs.cut_off, cs.timed_out);
+		      PRIu64 " clients cut off (request rate), %" PRIu64 " timed out\n", cs->clients,
+		      cs->refused, cs->cut_off, cs->timed_out);
 	if (!d->fs_list)
 		md_buf_printf(out, "no XFS filesystem is watched\n");
 	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next) {
@@ -243,6 +246,19 @@ static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
 		free(mnt);
 	}
 	md_buf_printf(out, "ok\n");
+}
+
+static void do_status(struct md_daemon *d, bool json, struct md_buf *out)
+{
+	struct md_pipeline_stats ps;
+	struct md_control_stats cs;
+
+	md_pipeline_get_stats(d->pipe, &ps);
+	md_control_stats(d, &cs);
+	if (json)
+		status_json(d, &ps, &cs, out);
+	else
+		status_text(d, &ps, &cs, out);
 }
 
 static void do_progress(struct md_daemon *d, bool json, struct md_buf *out)
@@ -309,6 +325,45 @@ static struct md_fs *target(struct md_daemon *d, const char *t, struct md_buf *o
 	return fs;
 }
 
+/*
+ * What mapctl repair --dry-run --json would say for @fs: the same planner
+ * and document, nothing changed.  The plan comes from the main thread's
+ * store connection and a fresh open of the mount (checked to be still the
+ * same filesystem), both closed again: nothing is kept between requests.
+ */
+static void do_repair_plan(struct md_daemon *d, const struct md_fs *fs, struct md_buf *out)
+{
+	struct repair_plan plan = { 0 };
+	struct repair_caps caps;
+	struct map_fs *mfs = NULL;
+	bool only_is_data;
+	int rc;
+
+	if (!d->st || !fs->fs_id) {
+		md_buf_printf(out, "error: the database cannot be read now\n");
+		return;
+	}
+	rc = map_fs_open(fs->mountpoint, &mfs);
+	if (rc == 0 && strcmp(map_fs_info(mfs)->uuid, fs->uuid) != 0)
+		rc = -MAP_EUNMOUNTED;
+	if (rc == 0)
+		rc = repair_plan_build(mfs, d->st, fs->fs_id, 0, &plan, &caps, &only_is_data);
+	if (rc == 0) {
+		struct map_json j;
+
+		md_json_start(&j, out);
+		map_json_obj(&j, NULL);
+		map_json_output_version(&j, "mapctl daemon repair-plan");
+		repair_plan_json(&j, &plan, &caps, fs->uuid, fs->mountpoint, true);
+		map_json_end_obj(&j);
+		md_buf_printf(out, "\nok\n");
+	} else {
+		md_buf_printf(out, "error: no repair plan: %s\n", map_strerror(rc));
+	}
+	repair_plan_free(&plan);
+	if (mfs)
+		map_fs_close(mfs);
+}
 
 /* "ok: MSG" or "error: MSG" on one line.  MSG names a mount point, and a
  * mount point's name can come from a filesystem label (udisks mounts at
@@ -394,6 +449,14 @@ void md_control_handle(struct md_daemon *d, struct md_peer *peer, const char *li
 		md_reload(d);
 		md_buf_printf(out, "ok: configuration %s read again\n",
 			      d->cfg.path[0] ? d->cfg.path : "(defaults)");
+	} else if (!strcmp(cmd, "repair-plan")) {
+		/* Read-only, but the plan names damaged files, which the
+		 * database (mode 0640) shows only to root and its group. */
+		if (!need_privilege(d, peer, "a repair plan", out))
+			return;
+		struct md_fs *fs = target(d, rest, out);
+		if (fs)
+			do_repair_plan(d, fs, out);
 	} else if (!strcmp(cmd, "help")) {
 		md_buf_printf(out, "%sok\n", help_text);
 	} else {

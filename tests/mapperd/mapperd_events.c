@@ -22,7 +22,11 @@
  *     (stock Linux 7.x: the test's own listener sees a report without a
  *     handle) skips the finding's checks with a message; on our kernel that
  *     is a failure;
- *  5. SIGTERM stops the daemon cleanly (exit 0).
+ *  5. the daemon's repair plan (control socket repair-plan, and mapctl
+ *     daemon repair-plan) names the damaged metadata it stored: bigdir of
+ *     step 2 with its path, and the inode of step 4 with its path and an
+ *     inode rebuild step (when the kernel named it); nobody may not ask;
+ *  6. SIGTERM stops the daemon cleanly (exit 0).
  * Classic profile: mapperd builds its directory index of the filesystem
  * before step 1 (status: one ready, as many directories as the tree has),
  * step 1's three names come through it without a retry, a folder renamed
@@ -52,6 +56,64 @@
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
+
+#define NOBODY 65534
+
+static char plan[1 << 16];
+
+/*
+ * The finding object of the plan in @json for inode @ino (NULL: none): from
+ * its "finding_id" to the next one's.  Copied into @buf.
+ */
+static const char *plan_finding(const char *json, uint64_t ino, char *buf, size_t len)
+{
+	char key[48];
+
+	snprintf(key, sizeof(key), "\"inode\":%llu,", (unsigned long long)ino);
+	const char *at = strstr(json, key);
+	if (!at)
+		return NULL;
+	const char *start = at, *end = strstr(at, "\"finding_id\":");
+	while (start > json && strncmp(start, "\"finding_id\":", 13) != 0)
+		start--;
+	size_t n = end ? (size_t)(end - start) : strlen(start);
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), start);
+	return buf;
+}
+
+/* 5. The daemon's repair plan names @dir_ino at bigdir and, unless 0,
+ * @inode_ino at @inode_path with an inode step. */
+static void check_repair_plan(uint64_t dir_ino, uint64_t inode_ino, const char *inode_path)
+{
+	char item[4096] = "", want[256];
+
+	CHECK_INT(mdt_request("repair-plan " FX_MNT, plan, sizeof(plan)), 0);
+	printf("repair-plan:\n%s\n", plan);
+	CHECK(strstr(plan, "\"command\":\"mapctl daemon repair-plan\"") != NULL,
+	      "no output_version of repair-plan");
+	CHECK(strstr(plan, "\"dry_run\":true") != NULL, "the plan is not a dry run");
+	CHECK(plan_finding(plan, dir_ino, item, sizeof(item)) != NULL,
+	      "the plan does not name bigdir (inode %llu)", (unsigned long long)dir_ino);
+	snprintf(want, sizeof(want), "\"paths\":[\"%s/bigdir\"]", FX_MNT);
+	CHECK(strstr(item, want) && strstr(item, "\"outcome\":\"planned\""),
+	      "bigdir's plan item: %s", item);
+	if (inode_ino) {
+		CHECK(plan_finding(plan, inode_ino, item, sizeof(item)) != NULL,
+		      "the plan does not name inode %llu", (unsigned long long)inode_ino);
+		snprintf(want, sizeof(want), "\"paths\":[\"%s/%s\"]", FX_MNT, inode_path);
+		CHECK(strstr(item, want) && strstr(item, "\"kind\":\"inode\"") &&
+		      strstr(item, "\"scrub\":\"inode\""), "%s's plan item: %s", inode_path,
+		      item);
+	}
+	/* mapctl asks for the same plan; nobody is refused (no control_group). */
+	const char *via = vt_out("%s daemon repair-plan --socket %s %s", mdt_mapctl, MDT_SOCK,
+				 FX_MNT);
+	CHECK(plan_finding(via, dir_ino, item, sizeof(item)) != NULL,
+	      "mapctl daemon repair-plan does not name bigdir: %s", via);
+	CHECK(mdt_request_as(NOBODY, NOBODY, (gid_t)-1, "repair-plan " FX_MNT, plan,
+			     sizeof(plan)) == 1 && strstr(plan, "permission denied"),
+	      "repair-plan as nobody: %s", plan);
+}
 
 struct want {
 	const char *kind;
@@ -347,7 +409,8 @@ int main(int argc, char **argv)
 	struct stat st;
 	err = stat(FX_MNT "/tree/d02/s0/f01.dat", &st) == 0 ? 0 : errno;
 	CHECK(err == EUCLEAN, "stat of %s: %s, expected EUCLEAN", broken, strerror(err));
-	if (kernel_names_inode(fan, broken_ino)) {
+	bool named = kernel_names_inode(fan, broken_ino);
+	if (named) {
 		latency = mdt_wait_finding(match_inode, &broken_ino, t0, 20, &f);
 		CHECK(latency >= 0, "no inode finding for %s (inode %llu) within 20 s", broken,
 		      (unsigned long long)broken_ino);
@@ -368,6 +431,7 @@ int main(int argc, char **argv)
 		      (unsigned long long)broken_ino);
 	}
 	close(fan);
+	check_repair_plan(dir_ino, named ? broken_ino : 0, broken);
 
 	/* mapctl reads what the daemon stored. */
 	const char *files = vt_out("%s --db %s files 2>&1", mdt_mapctl, MDT_DB);
