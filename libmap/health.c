@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/xattr.h>
 
 #include "map_internal.h"
 
@@ -81,4 +82,31 @@ int map_sick_inodes(struct map_fs *fs, int (*fn)(const struct map_inode_health *
 	}
 	free(req);
 	return rc;
+}
+
+/* xfsprogs 7.x keeps the filesystem's autofsck property (what xfs_healer and
+ * xfs_scrub_all may do on their own) in this attribute of the root
+ * directory; mkfs.xfs 7.x sets it. */
+#define AUTOFSCK_XATTR "trusted.xfs:autofsck"
+
+int map_fs_autofsck(const struct map_fs *fs, char *buf, size_t len)
+{
+	char v[32];
+	ssize_t n;
+
+	if (len < 2)
+		return -EINVAL;
+	n = fgetxattr(map_fs_fd(fs), AUTOFSCK_XATTR, v, sizeof(v) - 1);
+	if (n < 0)
+		return errno == ENOTSUP ? -ENODATA : -errno;
+	/* Only root can write it; still, a value is shown only if it is one
+	 * short lowercase word. */
+	if (n == 0 || (size_t)n >= len)
+		return -EINVAL;
+	for (ssize_t i = 0; i < n; i++)
+		if (v[i] < 'a' || v[i] > 'z')
+			return -EINVAL;
+	memcpy(buf, v, (size_t)n);
+	buf[n] = '\0';
+	return 0;
 }

@@ -199,6 +199,10 @@ struct map_inode_health {
 
 /* The filesystem's and every AG's sick bits (one ioctl per AG). */
 int map_fs_health(struct map_fs *fs, struct map_fs_health *h);
+/* The autofsck property (none, check, optimize, repair) into @buf: 0,
+ * -ENODATA when the filesystem has none, -EINVAL when it is not one short
+ * word, or another -errno. */
+int map_fs_autofsck(const struct map_fs *fs, char *buf, size_t len);
 /* One inode's: 0, -ENOENT if it is not allocated, or another -errno. */
 int map_inode_health(struct map_fs *fs, uint64_t ino, struct map_inode_health *out);
 /* Every allocated inode bulkstat calls sick, @fn for each (nonzero stops

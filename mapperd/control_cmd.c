@@ -183,6 +183,7 @@ static void status_json(struct md_daemon *d, const struct md_pipeline_stats *ps,
 		map_json_str_or_null(&j, "devname", fs->bdev.name);
 		map_json_bool(&j, "fanotify", fs->fan.fd >= 0);
 		map_json_str(&j, "health_monitor", fs->hmon_state);
+		map_json_str_or_null(&j, "autofsck", fs->autofsck[0] ? fs->autofsck : NULL);
 		map_json_bool(&j, "shut_down", fs->shut_down);
 		map_json_int(&j, "open_findings", open_findings(d, fs));
 		json_ms_time(&j, "next_metadata_time", fs->next_metadata);
@@ -238,8 +239,9 @@ static void status_text(struct md_daemon *d, const struct md_pipeline_stats *ps,
 		md_sched_state(d, fs, &s);
 		md_buf_printf(out, "%s  uuid %s  device %s (%s)%s\n", mnt ? mnt : "?", fs->uuid,
 			      fs->device, fs->bdev.name, fs->shut_down ? "  SHUT DOWN" : "");
-		md_buf_printf(out, "  health monitor: %s; fanotify: %s; open findings: %d\n",
-			      fs->hmon_state, fs->fan.fd >= 0 ? "on" : "off", open_findings(d, fs));
+		md_buf_printf(out, "  health monitor: %s; fanotify: %s; autofsck: %s; open findings: "
+			      "%d\n", fs->hmon_state, fs->fan.fd >= 0 ? "on" : "off",
+			      fs->autofsck[0] ? fs->autofsck : "not set", open_findings(d, fs));
 		scan_text(out, &s);
 		md_buf_printf(out, "  next metadata scan %s, next media scan %s\n",
 			      when(fs->next_metadata, a, sizeof(a)), when(fs->next_media, b, sizeof(b)));

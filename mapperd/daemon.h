@@ -41,6 +41,7 @@ struct md_fs {
 	struct md_watch fan;		/* fanotify group, fd -1 when none */
 	struct md_watch hmon;		/* XFS health monitor, fd -1 when none */
 	char hmon_state[64];		/* "on", or why not (status) */
+	char autofsck[16];		/* the property when first seen, "" for none */
 	uint64_t hmon_skipped;		/* its records we could not trust */
 	unsigned char hmon_carry[64];	/* a record a read ended inside */
 	size_t hmon_carry_len;

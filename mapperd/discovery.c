@@ -94,6 +94,10 @@ static void add(struct md_daemon *d, const char *target, dev_t devno, int mnt_id
 	if (rc)
 		log_warn("%s %s: no sysfs entry for its device: %s", fs->uuid, fs->mountpoint,
 			 map_strerror(rc));
+	rc = map_fs_autofsck(mfs, fs->autofsck, sizeof(fs->autofsck));
+	if (rc && rc != -ENODATA)
+		log_warn("%s %s: cannot read the autofsck property: %s", fs->uuid, fs->mountpoint,
+			 map_strerror(rc));
 	md_db_fs_added(d, fs);		/* may open the database again */
 	rc = d->st ? map_store_fs_upsert(d->st, info, &fs->fs_id) : -EIO;
 	if (rc)

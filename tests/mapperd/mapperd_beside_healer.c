@@ -184,6 +184,7 @@ static void step1_healer_first(const struct want *w)
 	mdt_no_fanotify = extra && strstr(extra, "fanotify = no");
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 	check_field("health_monitor", "\"off: another monitor is attached\"");
+	check_field("autofsck", "\"repair\"");
 	check_field("fanotify", "true");
 	vt_sh("%s daemon status --socket " MDT_SOCK " | head -n 2", mdt_mapctl);
 

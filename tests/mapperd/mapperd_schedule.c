@@ -42,6 +42,14 @@ static bool fs_flag(const char *mnt, const char *key)
 	return v && strncmp(v, "true", 4) == 0;
 }
 
+static void check_autofsck(const char *mnt, const char *want)
+{
+	const char *v = mdt_status_field(mnt, "autofsck");
+
+	CHECK(v && !strncmp(v, want, strlen(want)), "%s: status autofsck %.20s, expected %s", mnt,
+	      v ? v : "(none)", want);
+}
+
 /* Both next times of @mnt set again: in the future, within one interval. */
 static void check_rearmed(const char *what, const char *mnt)
 {
@@ -75,9 +83,13 @@ int main(int argc, char **argv)
 		 "metadata_interval = %ds\nmedia_interval = %ds\nrandom_delay = 0\n"
 		 "rate_limit = 4M\n", INTERVAL, INTERVAL);
 	mdt_write_config(conf);
+	/* mkfs 6.x sets no autofsck property; give /mnt/b one by hand. */
+	vt_must("setfattr -n trusted.xfs:autofsck -v check " MNT_B);
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(MNT_A, true, 20) >= 0 && mdt_wait_watched(MNT_B, true, 20) >= 0,
 		"mapperd does not watch both filesystems");
+	check_autofsck(MNT_A, "null");
+	check_autofsck(MNT_B, "\"check\"");
 
 	/* Both are due now: one runs, the other waits. */
 	double t0 = mdt_mono();
