@@ -132,7 +132,7 @@ int config_load(const char *path, bool must_exist, struct md_config *c, char *er
 		rc = -errno;
 		if (rc == -ENOENT && !must_exist)
 			return 0;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		snprintf(err, errlen, "%s: %s", path, map_strerror(rc));
 		return rc;
 	}
 	snprintf(c->path, sizeof(c->path), "%s", path);
@@ -177,7 +177,7 @@ int config_load(const char *path, bool must_exist, struct md_config *c, char *er
 		}
 		if (rc) {
 			snprintf(err, errlen, "%s:%u: %s = '%s': %s", path, lineno, key, val,
-				 rc == -ENOMEM ? strerror(ENOMEM) : why);
+				 rc == -ENOMEM ? map_strerror(ENOMEM) : why);
 			if (rc != -ENOMEM)
 				rc = -EINVAL;	/* -ERANGE too: a bad value */
 			break;

@@ -52,7 +52,7 @@ int config_check_notify_directory(const struct md_config *c, const char *file, c
 		return 0;
 	hooks = malloc(sizeof(*hooks));
 	if (!hooks) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		snprintf(err, errlen, "%s", map_strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	/* Hooks run as root: only a folder of root's that nobody else may
@@ -66,7 +66,7 @@ int config_check_notify_directory(const struct md_config *c, const char *file, c
 	}
 	if (rc && rc != -ENOENT) {
 		snprintf(err, errlen, "%s: notify_directory = '%s': %s: %s", file,
-			 c->notify_directory, why ? why : "cannot be read", strerror(-rc));
+			 c->notify_directory, why ? why : "cannot be read", map_strerror(rc));
 		return -EINVAL;
 	}
 	return 0;

@@ -214,7 +214,7 @@ static int client_work(struct md_daemon *d, struct client *c, int budget, int64_
 		md_buf_free(&reply);
 		if (rc) {
 			log_warn("control: reply to %s not sent: %s", md_peer_name(&c->peer),
-				 strerror(-rc));
+				 map_strerror(rc));
 			client_refuse(c, "error: reply too large or out of memory\n");
 		}
 	}
@@ -416,7 +416,7 @@ static void listen_ready(struct md_daemon *d, struct md_watch *w, uint32_t event
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-				log_warn("control socket: accept: %s", strerror(errno));
+				log_warn("control socket: accept: %s", map_strerror(errno));
 			return;
 		}
 		md_peer_identify(fd, &peer);
