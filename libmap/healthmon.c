@@ -51,6 +51,32 @@ const char *map_healthmon_domain_name(uint32_t domain)
 	return domain < MAP_HM_DOMAIN_NR ? domain_names[domain] : "?";
 }
 
+/* The inode aspects of XFS_BS_SICK_* (bit i) and the scrub types that
+ * check each (libmap/scrub_types.c's names). */
+static const char *const inode_aspects[] = {
+	"inode", "bmapbtd", "bmapbta", "bmapbtc", "directory", "xattr", "symlink", "parent",
+	"dirtree",
+};
+
+size_t map_healthmon_inode_scrub(uint32_t mask, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(inode_aspects) / sizeof(inode_aspects[0]); i++) {
+		size_t k = strlen(inode_aspects[i]);
+
+		if (!(mask & (1U << i)) || used + (used ? 1 : 0) + k >= len)
+			continue;
+		if (used)
+			buf[used++] = ',';
+		memcpy(buf + used, inode_aspects[i], k + 1);
+		used += k;
+	}
+	return used;
+}
+
 static int parse_mount(const struct map_hm_raw *raw, struct map_hm_record *out)
 {
 	switch (raw->type) {

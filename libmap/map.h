@@ -753,6 +753,16 @@ struct map_evidence {
 int map_store_finding_evidence(struct map_store *st, int64_t finding_id,
 			       int (*fn)(const struct map_evidence *, void *), void *arg);
 
+/*
+ * The kernel marked inode @ino (generation @gen; 0: any) healthy in the
+ * aspects named by @scrub (scrub type names, comma separated).  Each open or
+ * repaired metadata finding of that inode (no unreadable device range) whose
+ * scrub types are all among them becomes resolved, with an actions row
+ * (action resolve, user @who, outcome resolved, @detail).  *n: how many.
+ * Within the caller's transaction.
+ */
+int map_store_close_healthy(struct map_store *st, int64_t fs_id, uint64_t ino, uint32_t gen,
+			    const char *scrub, const char *who, const char *detail, int *n);
 /* What a complete pass of a scan read again (map_store_resolve_unseen). */
 #define MAP_COVER_METADATA	(1u << 0)	/* every object scrubbed */
 #define MAP_COVER_MEDIA		(1u << 1)	/* every written byte read */

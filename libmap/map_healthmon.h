@@ -150,6 +150,10 @@ int map_healthmon_parse(const struct map_hm_raw *raw, struct map_hm_record *out)
 
 /* Names for logs: "sick", "bufread", "datadev"... ("?" when unknown). */
 const char *map_healthmon_type_name(uint32_t type);
+/* The scrub type names (comma separated, into @buf of @len bytes) of the
+ * inode aspects in XFS_BS_SICK_* @mask; unknown bits are left out.  Returns
+ * the length written. */
+size_t map_healthmon_inode_scrub(uint32_t mask, char *buf, size_t len);
 const char *map_healthmon_domain_name(uint32_t domain);
 
 #endif

@@ -455,6 +455,74 @@ int map_store_finding_set_state(struct map_store *st, int64_t id, enum map_findi
 	return rc;
 }
 
+/* Whether every item of comma list @list is in comma list @set. */
+static bool list_within(const char *list, const char *set)
+{
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, ",");
+
+		if (k && !list_has(set, p, k))
+			return false;
+		p += k;
+		if (*p == ',')
+			p++;
+	}
+	return true;
+}
+
+#define HEALTHY_MAX 64		/* findings of one inode closed at once */
+
+int map_store_close_healthy(struct map_store *st, int64_t fs_id, uint64_t ino, uint32_t gen,
+			    const char *scrub, const char *who, const char *detail, int *n)
+{
+	int64_t ids[HEALTHY_MAX];
+	size_t nids = 0;
+	sqlite3_stmt *stmt;
+	int rc;
+
+	*n = 0;
+	/* Metadata findings only: one with an unreadable device range is
+	 * about sectors, which the kernel's verdict on the structure does not
+	 * cover. */
+	rc = prepare(st,
+		"SELECT id, scrub FROM findings WHERE fs_id = ?1 AND ino = ?2 AND "
+		"  (?3 = 0 OR coalesce(gen, 0) IN (0, ?3)) AND state IN ('open', 'repaired') AND "
+		"  physical IS NULL AND scrub != '' AND NOT EXISTS ("
+		"    SELECT 1 FROM finding_evidence e WHERE e.finding_id = findings.id AND "
+		"    e.physical IS NOT NULL) ORDER BY id", &stmt);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, fs_id);
+	sqlite3_bind_int64(stmt, 2, (int64_t)ino);
+	sqlite3_bind_int64(stmt, 3, gen);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW && nids < HEALTHY_MAX) {
+		char types[sizeof(((struct map_finding *)0)->scrub)];
+
+		col_str(stmt, 1, types, sizeof(types));
+		if (list_within(types, scrub))
+			ids[nids++] = sqlite3_column_int64(stmt, 0);
+	}
+	done(st, stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return st_err(st, rc);
+	for (size_t i = 0; i < nids; i++) {
+		struct map_action a = { .fs_id = fs_id, .finding_id = ids[i] };
+
+		rc = map_store_finding_set_state(st, ids[i], MAP_STATE_RESOLVED);
+		if (rc)
+			return rc;
+		snprintf(a.action, sizeof(a.action), "resolve");
+		snprintf(a.user, sizeof(a.user), "%s", who);
+		snprintf(a.outcome, sizeof(a.outcome), "resolved");
+		snprintf(a.detail, sizeof(a.detail), "%s", detail);
+		rc = map_store_action_add(st, &a);
+		if (rc)
+			return rc;
+		(*n)++;
+	}
+	return 0;
+}
+
 /*
  * A complete pass of a scan re-checks evidence of its own kind: the media
  * pass reads every written byte again, so it re-checks every unreadable

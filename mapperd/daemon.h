@@ -46,6 +46,7 @@ struct md_fs {
 	unsigned char hmon_carry[64];	/* a record a read ended inside */
 	size_t hmon_carry_len;
 	bool shut_down;			/* the kernel reported a shutdown */
+	bool root_mismatch;		/* its mount point showed another fs */
 	bool seen;			/* discovery: still in the mount table */
 	/* schedule (unix ms, 0 = never) */
 	int64_t next_metadata, next_media;

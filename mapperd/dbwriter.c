@@ -8,6 +8,7 @@
  * create a new, empty database.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,24 @@ void md_dbwriter_release(struct md_dbwriter *w)
 	w->retry_at = md_mono() + DB_RETRY_SECS;
 }
 
+/* The kernel marked an inode healthy again: its metadata findings close. */
+static int close_healthy(struct map_store *st, int64_t fs_id, const struct md_spool_entry *e,
+			 bool log_them)
+{
+	char detail[256];
+	int n, rc;
+
+	snprintf(detail, sizeof(detail), "the kernel marked inode %" PRIu64 " healthy (%s)",
+		 e->healthy_ino, e->healthy_scrub);
+	rc = map_store_close_healthy(st, fs_id, e->healthy_ino, e->healthy_gen, e->healthy_scrub,
+				     "kernel (healthmon)", detail, &n);
+	if (rc == 0 && n && log_them)
+		log_notice("%s %s: %d finding%s of inode %" PRIu64 " resolved: the kernel marked it "
+			   "healthy (%s)", e->info.uuid, e->info.mountpoint, n, n == 1 ? "" : "s",
+			   e->healthy_ino, e->healthy_scrub);
+	return rc;
+}
+
 /* One transaction: the filesystem's row, the findings, the event. */
 static int write_once(struct map_store *st, struct md_spool_entry *e, int *nnew, bool log_them)
 {
@@ -137,6 +156,8 @@ static int write_once(struct map_store *st, struct md_spool_entry *e, int *nnew,
 			md_log_finding(e->info.uuid, e->info.mountpoint, &e->v[i], is_new,
 				       e->row.source);
 	}
+	if (rc == 0 && e->healthy_ino && fs_id)
+		rc = close_healthy(st, fs_id, e, log_them);
 	if (rc == 0) {
 		e->row.fs_id = fs_id;
 		rc = map_store_event_add(st, &e->row);

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The mounted XFS filesystems, from libmount, followed with its monitor. */
 #include <errno.h>
+#include <fcntl.h>
 #include <libmount.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "daemon.h"
 #include "dbguard.h"
@@ -44,6 +49,66 @@ static void drop(struct md_daemon *d, struct md_fs *fs, const char *why)
 	md_pipeline_track_dirs(d->pipe, fs->uuid, fs->mountpoint, false);
 	md_sched_fs_removed(d, fs);
 	free(fs);
+}
+
+#define XFS_MAGIC 0x58465342		/* "XFSB", statfs f_type */
+
+int md_fs_open_root(struct md_fs *fs, const char *what)
+{
+	struct stat st;
+	struct statfs sfs;
+	int fd, rc;
+
+	/* Discovery opened the filesystem and checked its device, but the
+	 * path is walked again here: a mount over the mount point since then,
+	 * or a directory on the way that a local user may rename or replace,
+	 * could lead to another filesystem, whose reports we would then take
+	 * for this one's (and whose monitor we would hold). */
+	fd = open(fs->mountpoint, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || fstatfs(fd, &sfs) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	if (st.st_dev == fs->dev && sfs.f_type == XFS_MAGIC) {
+		fs->root_mismatch = false;
+		return fd;
+	}
+	close(fd);
+	if (!fs->root_mismatch)
+		log_warn("%s %s: the mount point now leads to another filesystem (device %u:%u, "
+			 "type 0x%lx; expected %u:%u, XFS): no %s until the mount table changes",
+			 fs->uuid, fs->mountpoint, major(st.st_dev), minor(st.st_dev),
+			 (unsigned long)sfs.f_type, major(fs->dev), minor(fs->dev), what);
+	fs->root_mismatch = true;
+	return -EXDEV;
+}
+
+void md_fs_watch_sources(struct md_daemon *d, struct md_fs *fs)
+{
+	int rc;
+
+	/* The health monitor where the kernel has one and nobody else holds
+	 * it; fanotify otherwise (the two would report each file error twice). */
+	if (d->cfg.health_monitor)
+		md_healthmon_watch(d, fs);
+	if (d->cfg.fanotify && fs->hmon.fd < 0) {
+		rc = md_fanotify_watch(d, fs);
+		if (rc && rc != -EXDEV)
+			log_warn("%s %s: no fanotify error reports: %s", fs->uuid, fs->mountpoint,
+				 map_strerror(rc));
+	}
+}
+
+/* The mount over the mount point may be gone: watch it as it should be. */
+static void rewatch(struct md_daemon *d, struct md_fs *fs)
+{
+	md_fs_watch_sources(d, fs);
+	if (fs->hmon.fd >= 0 || fs->fan.fd >= 0)
+		log_notice("%s %s: the mount point leads to it again: watching it (%s)", fs->uuid,
+			   fs->mountpoint, fs->hmon.fd >= 0 ? "health monitor" : "fanotify");
 }
 
 /* Open a newly seen mount and start watching it. */
@@ -107,16 +172,7 @@ static void add(struct md_daemon *d, const char *target, dev_t devno, int mnt_id
 
 	fs->next = d->fs_list;
 	d->fs_list = fs;
-	/* The health monitor where the kernel has one and nobody else holds
-	 * it; fanotify otherwise (the two would report each file error twice). */
-	if (d->cfg.health_monitor)
-		md_healthmon_watch(d, fs);
-	if (d->cfg.fanotify && fs->hmon.fd < 0) {
-		rc = md_fanotify_watch(d, fs);
-		if (rc)
-			log_warn("%s %s: no fanotify error reports: %s", fs->uuid, fs->mountpoint,
-				 map_strerror(rc));
-	}
+	md_fs_watch_sources(d, fs);
 	if (d->cfg.directory_index)
 		md_pipeline_track_dirs(d->pipe, fs->uuid, fs->mountpoint, true);
 	log_notice("%s %s: watching (device %s, %s%s%s%s)", fs->uuid, fs->mountpoint, fs->device,
@@ -154,6 +210,8 @@ void md_discovery_refresh(struct md_daemon *d)
 		next = fs->next;
 		if (!fs->seen)
 			drop(d, fs, "no longer mounted (or no longer wanted): not watched any more");
+		else if (fs->root_mismatch && fs->hmon.fd < 0 && fs->fan.fd < 0)
+			rewatch(d, fs);
 	}
 
 	mnt_reset_iter(it, MNT_ITER_FORWARD);

@@ -11,6 +11,7 @@
 
 #include "daemon.h"
 #include "dbguard.h"
+#include "discovery.h"
 #include "fanotify_source.h"
 #include "journal_ids.h"
 #include "log.h"
@@ -172,17 +173,26 @@ static void fan_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
 
 int md_fanotify_watch(struct md_daemon *d, struct md_fs *fs)
 {
-	int fd, rc;
+	int fd, root, rc;
 
 	if (fs->fan.fd >= 0)
 		return 0;
+	/* The mark goes on the filesystem of the directory we checked, not on
+	 * whatever the mount point's path leads to by the time of the call. */
+	root = md_fs_open_root(fs, "fanotify");
+	if (root < 0)
+		return root;
 	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_CLOEXEC | FAN_NONBLOCK,
 			   O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR, AT_FDCWD,
-			  fs->mountpoint) != 0) {
+	if (fd < 0) {
 		rc = -errno;
+		close(root);
+		return rc;
+	}
+	rc = fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR, root, NULL) != 0
+	     ? -errno : 0;
+	close(root);
+	if (rc) {
 		close(fd);
 		return rc;
 	}

@@ -10,6 +10,7 @@
 
 #include "daemon.h"
 #include "dbguard.h"
+#include "discovery.h"
 #include "healthmon_source.h"
 #include "journal_ids.h"
 #include "log.h"
@@ -279,6 +280,9 @@ static void set_state(struct md_fs *fs, int rc)
 	case -EPERM:
 		why = "off: not permitted";
 		break;
+	case -EXDEV:
+		why = "off: the mount point leads to another filesystem";
+		break;
 	default:
 		why = "off: error";
 		break;
@@ -294,11 +298,10 @@ int md_healthmon_watch(struct md_daemon *d, struct md_fs *fs)
 		return 0;
 	/* The kernel wants the root directory; a descriptor of anything else
 	 * is refused with EPERM.  Held only for the ioctl: umount must work. */
-	root = open(fs->mountpoint, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	root = md_fs_open_root(fs, "health monitor");
 	if (root < 0) {
-		rc = -errno;
-		set_state(fs, rc);
-		return rc;
+		set_state(fs, root);
+		return root;
 	}
 	fd = map_healthmon_open(root);
 	close(root);

@@ -117,7 +117,7 @@ static void apply_sources(struct md_daemon *d)
 			md_fanotify_unwatch(d, fs);	/* one source per filesystem */
 		if (d->cfg.fanotify && fs->fan.fd < 0 && fs->hmon.fd < 0) {
 			rc = md_fanotify_watch(d, fs);
-			if (rc)
+			if (rc && rc != -EXDEV)	/* -EXDEV: said already */
 				log_warn("%s %s: no fanotify error reports: %s", fs->uuid,
 					 fs->mountpoint, map_strerror(rc));
 		} else if (!d->cfg.fanotify && fs->fan.fd >= 0) {

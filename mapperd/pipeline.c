@@ -117,6 +117,9 @@ struct outcome {
 	double read_s;			/* in verify(), for the debug log */
 	uint64_t reads, failed_reads;
 	char note[160];			/* appended to the event's detail */
+	uint64_t healthy_ino;		/* an inode marked healthy: close its findings */
+	uint32_t healthy_gen;
+	char healthy_scrub[96];		/* of these scrub types */
 };
 
 /* ---- queue ---- */
@@ -789,7 +792,9 @@ static int look_at_file_range(struct md_pipeline *p, struct map_fs *fs, const st
 /*
  * An object the kernel marked sick or corrupt (health monitor): an inode is
  * scrubbed, so what scrub confirms becomes a finding with its paths; the
- * filesystem's or a group's metadata gets a metadata scan.  Healthy again is
+ * filesystem's or a group's metadata gets a metadata scan.  An inode healthy
+ * again closes its metadata findings of the aspects the kernel names (when
+ * the event is recorded); a group or the filesystem healthy again is
  * recorded as an event only (a later scan resolves what it no longer sees).
  */
 static int look_at_sick(struct md_pipeline *p, struct map_fs *fs, const struct md_event *ev,
@@ -801,6 +806,12 @@ static int look_at_sick(struct md_pipeline *p, struct map_fs *fs, const struct m
 	int rc;
 
 	if (ev->type == MAP_HM_TYPE_HEALTHY) {
+		if (ev->domain == MAP_HM_DOMAIN_INODE &&
+		    map_healthmon_inode_scrub(ev->mask, o->healthy_scrub,
+					      sizeof(o->healthy_scrub))) {
+			o->healthy_ino = ev->ino;
+			o->healthy_gen = ev->gen;
+		}
 		snprintf(o->note, sizeof(o->note), "; marked healthy again");
 		return 0;
 	}
@@ -974,6 +985,9 @@ static int record(struct md_pipeline *p, const struct map_fs_info *info, const s
 		 o->n, o->n == 1 ? "" : "s", o->note);
 	e->v = o->v;			/* lent, not given */
 	e->n = o->n;
+	e->healthy_ino = o->healthy_ino;
+	e->healthy_gen = o->healthy_gen;
+	snprintf(e->healthy_scrub, sizeof(e->healthy_scrub), "%s", o->healthy_scrub);
 	md_notify_batch_begin(e->info.uuid, e->info.mountpoint);
 	rc = md_dbwriter_write(p->db, e, nnew, stopping_cb, p);
 	md_notify_batch_end(e->info.uuid, e->info.mountpoint, rc == 0 ? *nnew : 0, -1);

@@ -19,7 +19,7 @@
 
 #define SPOOL_MAGIC "MDSPOOL1"
 #define SPOOL_END "END1"
-#define SPOOL_VERSION 1
+#define SPOOL_VERSION 2	/* 2: the healthy record (1 still read) */
 #define NAME_DIGITS 16
 #define STR_MAX 65536			/* longest string kept: a path of many levels */
 
@@ -109,6 +109,9 @@ static void encode(struct wbuf *w, const struct md_spool_entry *e)
 	put_u32(w, e->row.gen);
 	put_u32(w, (uint32_t)e->row.error);
 	put_str(w, e->row.detail);
+	put_u64(w, e->healthy_ino);
+	put_u32(w, e->healthy_gen);
+	put_str(w, e->healthy_scrub);
 
 	put_u32(w, (uint32_t)e->n);
 	for (size_t i = 0; i < e->n; i++) {
@@ -212,12 +215,13 @@ static int decode(struct rbuf *r, struct md_spool_entry *e)
 {
 	struct map_fs_info *in = &e->info;
 	char magic[8], end[4];
-	uint32_t n;
+	uint32_t n, version;
 
 	memset(e, 0, sizeof(*e));
 	get(r, magic, 8);
-	if (r->bad || memcmp(magic, SPOOL_MAGIC, 8) != 0 || get_u32(r) != SPOOL_VERSION ||
-	    get_u32(r) != sizeof(struct map_geometry))
+	version = get_u32(r);
+	if (r->bad || memcmp(magic, SPOOL_MAGIC, 8) != 0 || version < 1 ||
+	    version > SPOOL_VERSION || get_u32(r) != sizeof(struct map_geometry))
 		return -EINVAL;
 	e->have_info = get_u8(r);
 	get_str(r, in->mountpoint, sizeof(in->mountpoint));
@@ -238,6 +242,11 @@ static int decode(struct rbuf *r, struct md_spool_entry *e)
 	e->row.gen = get_u32(r);
 	e->row.error = (int)get_u32(r);
 	get_str(r, e->row.detail, sizeof(e->row.detail));
+	if (version >= 2) {
+		e->healthy_ino = get_u64(r);
+		e->healthy_gen = get_u32(r);
+		get_str(r, e->healthy_scrub, sizeof(e->healthy_scrub));
+	}
 
 	n = get_u32(r);
 	/* each finding takes well over 64 bytes: a count the file cannot hold is a lie */

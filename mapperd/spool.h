@@ -39,6 +39,11 @@ struct md_spool_entry {
 	struct map_event row;		/* fs_id ignored: set when replayed */
 	struct map_finding *v;		/* fs_id ignored */
 	size_t n;
+	/* A health monitor's healthy record of an inode (ino 0: none): its
+	 * metadata findings of these scrub types are resolved. */
+	uint64_t healthy_ino;
+	uint32_t healthy_gen;
+	char healthy_scrub[96];
 };
 
 /* Make (or check) folder @dir and take stock of the entries already there. */

@@ -13,7 +13,14 @@
  *  3. two files read with EIO while mapperd is stopped (SIGSTOP): fanotify
  *     merges them into one report with a count of 2; mapperd records the
  *     first file from the report and finds the other with the media scan it
- *     queues for what the report could not name;
+ *     queues for what the report could not name (event_scan_interval is
+ *     2 s here: on stock 7.x step 1's read already gives a report with a
+ *     count above 1, and its scan must not use up step 3's).  Stock Linux
+ *     7.x may also send the second file's report on its own, when the first
+ *     was read before the second error came (the test's own listener sees
+ *     the second inode named):
+ *     on the mainline profile the media scan's check is skipped with a
+ *     message and the second file's event finding is checked instead;
  *  4. a file whose inode core fails verification (two bytes of di_mode
  *     overwritten while unmounted): stat fails with EUCLEAN; the kernel's
  *     report names the inode (kernel/patches 1/4) and mapperd stores a
@@ -165,20 +172,41 @@ static int list_dir(const char *path)
 	return err;
 }
 
-/* Wait until the listener @fan has been told of @n errors. */
-static bool wait_reports(int fan, uint32_t n)
+/* What the test's own listener was told in step 3. */
+struct step3_reports {
+	uint32_t errors;		/* sum of the reports' counts */
+	bool merged;			/* a report had a count above 1 */
+	bool named_other;		/* a report named the second file's inode */
+};
+
+/*
+ * Wait until the listener @fan has been told of @n errors, then 1 s more
+ * for reports still on their way; note whether one named inode @other.
+ * Linux 6.12 merges every error of a filesystem into one pending report;
+ * stock 7.x (fs/fserror.c) sends one report per file.
+ */
+static bool wait_reports(int fan, uint32_t n, uint64_t other, struct step3_reports *r)
 {
 	struct kt_fserror ev[8];
-	uint32_t seen = 0;
 	double end = mdt_mono() + 10;
+	bool grace = false;
 
-	while (seen < n && mdt_mono() < end) {
-		int got = kt_fserror_read(fan, 1000, ev, 8);
+	*r = (struct step3_reports){ 0 };
+	while (mdt_mono() < end) {
+		int got = kt_fserror_read(fan, 200, ev, 8);
 
-		for (int i = 0; i < got; i++)
-			seen += ev[i].count;
+		for (int i = 0; i < got; i++) {
+			kt_fserror_print("step 3 report", &ev[i]);
+			r->errors += ev[i].count;
+			r->merged |= ev[i].count > 1;
+			r->named_other |= ev[i].has_inode && ev[i].ino == other;
+		}
+		if (r->errors >= n && !grace) {
+			grace = true;
+			end = mdt_mono() + 1;
+		}
 	}
-	return seen >= n;
+	return r->errors >= n;
 }
 
 /*
@@ -207,6 +235,23 @@ static bool kernel_names_inode(int fan, uint64_t ino)
 	}
 	CHECK(got > 0, "the kernel reported nothing for the corrupt inode core within 10 s");
 	return named;
+}
+
+/* A scan an event asked for holds the filesystem open: unmount after it. */
+static void wait_scans_idle(void)
+{
+	double end = mdt_mono() + 180;
+	const char *v;
+
+	while (mdt_mono() < end) {
+		bool busy = (v = mdt_status_field(FX_MNT, "running")) && !strncmp(v, "true", 4);
+
+		busy |= (v = mdt_status_field(FX_MNT, "queued")) && !strncmp(v, "true", 4);
+		if (!busy)
+			return;
+		mdt_sleep(0.2);
+	}
+	CHECK(0, "the event scans of %s still run after 180 s", FX_MNT);
 }
 
 /* Directories of the tree, the root included. */
@@ -262,7 +307,11 @@ int main(int argc, char **argv)
 	       (unsigned long long)dir_ino, (unsigned long long)dir_phys);
 	REQUIRE(thesis_phys % 4096 == 0 && dir_phys % 4096 == 0, "victims not block aligned");
 
-	mdt_write_config(NULL);
+	/* A short event_scan_interval: on stock 7.x one failed read of step 1
+	 * is reported with a count above 1 (fanotify cannot say the errors
+	 * were all of that file), which requests a media scan; with the 6 h
+	 * default step 3's merged report could not have its own scan. */
+	mdt_write_config("event_scan_interval = 2s\n");
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 	check_dir_index();
@@ -332,6 +381,7 @@ int main(int argc, char **argv)
 
 	/* 2. A directory block cannot be read any more.  Remount so nothing
 	 * is cached; mapperd must notice both. */
+	wait_scans_idle();
 	fx_umount();
 	CHECK(mdt_wait_watched(FX_MNT, false, 10) >= 0, "unmount not noticed");
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(dir_phys / 4096));
@@ -358,6 +408,7 @@ int main(int argc, char **argv)
 	/* 3. Two errors before mapperd reads either: one merged report.  The
 	 * kernel delivers its reports from a worker, after the reads have
 	 * failed; mapperd stays stopped until our own listener has both. */
+	mdt_sleep(2.5);		/* past event_scan_interval since step 1's scan */
 	int fan = kt_fserror_listen(FX_MNT);
 	struct kt_fserror stray[8];
 	while (kt_fserror_read(fan, 1000, stray, 8) > 0)
@@ -371,7 +422,9 @@ int main(int argc, char **argv)
 	t0 = mdt_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/tree/d05/s1/f03.dat"), EIO);
 	CHECK_INT(mdt_read_file(FX_MNT "/big/archive.tar"), EIO);
-	CHECK(wait_reports(fan, 2), "the kernel did not deliver 2 error reports within 10 s");
+	struct step3_reports rep;
+	CHECK(wait_reports(fan, 2, archive_ino, &rep),
+	      "the kernel did not deliver 2 error reports within 10 s");
 	close(fan);
 	REQUIRE(kill(pid, SIGCONT) == 0, "SIGCONT");
 	struct want ws = { "file", small_ino, small_phys, NULL };
@@ -381,23 +434,36 @@ int main(int argc, char **argv)
 		CHECK(f.npaths == 1 && !strcmp(f.paths[0], small), "path of the first error");
 		map_finding_clear(&f);
 	}
-	struct want wa = { "file", archive_ino, archive_phys, "media" };
-	latency = mdt_wait_finding(match, &wa, t0, 240, &f);
-	CHECK(latency >= 0, "the queued media scan did not find %s", archive);
+	/* A kernel that reports each file on its own (stock 7.x) names the
+	 * archive itself: an event finding.  One that merged both into the
+	 * first report leaves it to the queued media scan.  On our kernel
+	 * the reports must merge (kernel/patches keep 6.12's behaviour). */
+	if (rep.named_other && !strcmp(vt_profile(), "mainline"))
+		printf("SKIPPED step 3's media scan: this kernel reported %s in a report of its "
+		       "own (one report per file, stock Linux 7.x), so no scan is needed to "
+		       "find it; the report's finding is checked instead\n", archive);
+	else
+		CHECK(!rep.named_other, "the kernel reported %s on its own: not merged", archive);
+	struct want wa = { "file", archive_ino, archive_phys, rep.named_other ? NULL : "media" };
+	latency = mdt_wait_finding(match, &wa, t0, rep.named_other ? 10 : 240, &f);
+	CHECK(latency >= 0, "%s did not find %s", rep.named_other ? "its own report" :
+	      "the queued media scan", archive);
 	if (latency >= 0) {
-		printf("the other merged error found by the queued media scan after %.1f s\n",
-		       latency);
+		printf("the second file's error found by %s after %.1f s\n",
+		       rep.named_other ? "its own report" : "the queued media scan", latency);
 		CHECK(f.has_offset && f.offset == 20 * MiB, "archive offset %llu",
 		      (unsigned long long)f.offset);
 		CHECK(f.npaths == 1 && !strcmp(f.paths[0], archive), "archive path");
 		map_finding_clear(&f);
 	}
-	CHECK(mdt_status_number("\"merged\":") >= 1, "no merged report counted");
+	if (rep.merged)
+		CHECK(mdt_status_number("\"merged\":") >= 1, "no merged report counted");
 	CHECK(mdt_status_number("\"scans_requested\":") >= 1, "no scan requested");
 
 	/* 4. An inode core that fails verification; a cold mount. */
 	const char *broken = "tree/d02/s0/f01.dat";
 	uint64_t broken_ino = fx_ino(broken);
+	wait_scans_idle();	/* step 3's merged report asked for one */
 	fx_umount();
 	CHECK(mdt_wait_watched(FX_MNT, false, 10) >= 0, "unmount not noticed");
 	vt_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", FX_DUST,

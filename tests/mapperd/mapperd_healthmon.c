@@ -16,10 +16,15 @@
  *     xfs_healer's would be), mapperd logs that it uses fanotify, status
  *     says why, and the same bad read arrives as a fanotify event;
  *  4. SIGTERM stops the daemon cleanly (exit 0).
+ * Between 1 and 2, the figure of issue 38's "done when": M more 10 MiB files
+ * (M = 20, or the second argument), each with its own bad block at a
+ * different offset, are read one after the other; each gives its finding
+ * (exactly that block), and p50 / p99 / max of the time from the failed
+ * read to the finding row are printed (no threshold: bench/ compares).
  * A kernel without the monitor (ENOTTY) fails step 1: the test is only
  * registered for the mainline profile.
  *
- * Usage (in the guest): vm_mapperd_healthmon MAPPERD MAPCTL DEVICE
+ * Usage (in the guest): vm_mapperd_healthmon MAPPERD MAPCTL DEVICE [M]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +43,8 @@
 #define MiB (1024 * KiB)
 #define FILE_MB 10
 #define BAD_AT (6 * MiB)
+#define LAT_FILES 20		/* default M */
+#define LAT_MAX 200
 
 struct want {
 	uint64_t ino, offset, physical;
@@ -67,18 +74,76 @@ static long long disk_read_bytes(const char *disk)
 	return (long long)(v[2] * 512);
 }
 
-/* 4 KiB of the file at the bad block, its pages dropped first: the errno. */
-static int read_bad_block(void)
+/* 4 KiB of @path at @off, its pages dropped first: the errno. */
+static int read_block(const char *path, uint64_t off)
 {
 	char buf[4096];
 
-	mdt_evict(FX_MNT "/big.bin");
-	int fd = open(FX_MNT "/big.bin", O_RDONLY | O_CLOEXEC);
-	REQUIRE(fd >= 0, "big.bin: %s", strerror(errno));
-	ssize_t got = pread(fd, buf, sizeof(buf), BAD_AT);
+	mdt_evict(path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	REQUIRE(fd >= 0, "%s: %s", path, strerror(errno));
+	ssize_t got = pread(fd, buf, sizeof(buf), (off_t)off);
 	int err = got < 0 ? errno : 0;
 	close(fd);
 	return err;
+}
+
+static int read_bad_block(void)
+{
+	return read_block(FX_MNT "/big.bin", BAD_AT);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest rank: the smallest sample with at least @pct % at or below it. */
+static double percentile(const double *sorted, int n, int pct)
+{
+	int rank = (pct * n + 99) / 100;
+
+	return sorted[rank < 1 ? 0 : rank - 1];
+}
+
+/*
+ * @m files of 10 MiB, each with a bad block of its own (made before the
+ * daemon's step 1, bad from now on); each read fails, each finding is timed.
+ */
+static void latency_figure(int m, const struct want *lat)
+{
+	double ms[LAT_MAX];
+	int got = 0;
+
+	for (int i = 0; i < m; i++)
+		vt_must("dmsetup message dust 0 addbadblock %llu",
+			(unsigned long long)(lat[i].physical / 4096));
+	for (int i = 0; i < m; i++) {
+		char path[64];
+		struct map_finding f;
+
+		snprintf(path, sizeof(path), FX_MNT "/lat/f%03d.bin", i);
+		int err = read_block(path, lat[i].offset);
+		double failed = mdt_mono();
+		CHECK(err == EIO, "%s at %llu: %s, expected EIO", path,
+		      (unsigned long long)lat[i].offset, err ? strerror(err) : "no error");
+		double waited = mdt_wait_finding(match, (void *)&lat[i], failed, 30, &f);
+		CHECK(waited >= 0, "no finding for %s at %llu", path,
+		      (unsigned long long)lat[i].offset);
+		if (waited < 0)
+			continue;
+		CHECK_INT(f.length, 4096);
+		map_finding_clear(&f);
+		ms[got++] = waited * 1000;
+	}
+	if (got == 0)
+		return;
+	qsort(ms, (size_t)got, sizeof(ms[0]), cmp_double);
+	printf("failed read -> finding row, %d files of %d MiB (health monitor): p50 %.1f ms, "
+	       "p99 %.1f ms, max %.1f ms\n", got, FILE_MB, percentile(ms, got, 50),
+	       percentile(ms, got, 99), ms[got - 1]);
 }
 
 struct ev_find {
@@ -131,9 +196,24 @@ int main(int argc, char **argv)
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
 	const char *disk = strrchr(argv[arg], '/') ? strrchr(argv[arg], '/') + 1 : argv[arg];
+	int m = arg + 1 < argc ? atoi(argv[arg + 1]) : LAT_FILES;
+	REQUIRE(m >= 1 && m <= LAT_MAX, "M = %d: 1 to %d files", m, LAT_MAX);
 	vt_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=%d status=none && sync", FX_MNT,
 		FILE_MB);
 	struct want w = { fx_ino("big.bin"), BAD_AT, fx_file_physical("big.bin", BAD_AT) };
+	/* The latency files: one 10 MiB file copied M times, a bad block each
+	 * at a different 4 KiB block of the file (spread over its 2560). */
+	static struct want lat[LAT_MAX];
+	vt_must("mkdir %s/lat && for i in $(seq 0 %d); do cp --reflink=never %s/big.bin "
+		"%s/lat/f$(printf %%03d $i).bin; done && sync", FX_MNT, m - 1, FX_MNT, FX_MNT);
+	for (int i = 0; i < m; i++) {
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "lat/f%03d.bin", i);
+		lat[i].ino = fx_ino(rel);
+		lat[i].offset = (uint64_t)((i * 397 + 11) % (FILE_MB * 256)) * 4096;
+		lat[i].physical = fx_file_physical(rel, lat[i].offset);
+	}
 
 	/* 1: the monitor's file range straight to the finding */
 	mdt_write_config("health_monitor = yes\nevent_scans = no\n");
@@ -166,6 +246,9 @@ int main(int argc, char **argv)
 	CHECK(count_events_with("healthmon", needle) >= 1, "no healthmon event names inode %llu",
 	      (unsigned long long)w.ino);
 	CHECK_INT(mdt_count_events("fanotify"), 0);
+
+	/* the figure: M more files, one bad block each */
+	latency_figure(m, lat);
 
 	/* 2: unmount while watched */
 	vt_must("umount %s", FX_MNT);

@@ -165,6 +165,75 @@ static void writer(void)
 	CHECK_INT(t.unnamed_fs, 0);
 }
 
+/* A scrub finding of inode 500 with scrub types @scrub. */
+static void metadata_finding(struct map_finding *f, const char *kind, const char *scrub)
+{
+	map_finding_init(f);
+	snprintf(f->source, sizeof(f->source), "event");
+	snprintf(f->kind, sizeof(f->kind), "%s", kind);
+	snprintf(f->scrub, sizeof(f->scrub), "%s", scrub);
+	f->ino = 500;
+	f->gen = 7;
+}
+
+static int on_state(const struct map_finding *f, void *arg)
+{
+	char *out = arg;
+	size_t used = strlen(out);
+
+	snprintf(out + used, 256 - used, "%s%s=%s", used ? " " : "", f->kind,
+		 map_state_name(f->state));
+	return 0;
+}
+
+/*
+ * A healthy record kept in the spool (the database away) and replayed: the
+ * inode's metadata findings whose scrub types the kernel called healthy are
+ * resolved (one actions row each), a finding with another type stays open,
+ * and so does one of another inode.
+ */
+static void healthy(void)
+{
+	char db[128], spool[128], states[256] = "";
+	struct md_dbwriter *w;
+	struct map_store *st;
+	int nnew;
+
+	path_of(db, sizeof(db), "healthy.db");
+	path_of(spool, sizeof(spool), "healthy-spool");
+	REQUIRE(map_store_open(db, 0, &st) == 0, "create %s", db);
+	map_store_close(st);
+	REQUIRE(md_dbwriter_open(db, spool, &w) == 0, "dbwriter");
+	struct md_spool_entry *e = report(0, true, "sick");
+	e->v = calloc(3, sizeof(*e->v));
+	e->n = 3;
+	metadata_finding(&e->v[0], "directory", "directory");
+	metadata_finding(&e->v[1], "parent", "parent");
+	metadata_finding(&e->v[2], "xattr", "xattr");
+	e->v[2].ino = 501;
+	CHECK_INT(md_dbwriter_write(w, e, &nnew, never, NULL), 0);
+	CHECK_INT(nnew, 3);
+	report_free(e);
+
+	md_dbwriter_release(w);
+	e = report(0, true, "healthy");
+	e->row.error = 0;
+	e->healthy_ino = 500;
+	e->healthy_gen = 7;
+	snprintf(e->healthy_scrub, sizeof(e->healthy_scrub), "directory,xattr");
+	CHECK_INT(md_dbwriter_write(w, e, &nnew, never, NULL), 1);	/* spooled */
+	report_free(e);
+	double wait = md_dbwriter_tick(w);
+	usleep((useconds_t)(wait * 1e6) + 100000);
+	CHECK(md_dbwriter_tick(w) < 0, "the healthy record still waits");
+	md_dbwriter_close(w);
+
+	REQUIRE(map_store_open(db, MAP_STORE_READONLY, &st) == 0, "open %s", db);
+	CHECK_INT(map_store_findings(st, 0, MAP_FIND_ALL, on_state, states), 0);
+	map_store_close(st);
+	CHECK_STR(states, "directory=resolved parent=open xattr=open");
+}
+
 static void bounds(void)
 {
 	char spool[128], junk[256];
@@ -219,6 +288,7 @@ int main(void)
 
 	REQUIRE(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 	writer();
+	healthy();
 	bounds();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)

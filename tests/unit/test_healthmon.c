@@ -230,8 +230,25 @@ static void test_buffers(void)
 	CHECK_INT(g.n, 0);
 }
 
+/* XFS_BS_SICK_* bits to scrub type names; unknown bits and a short
+ * buffer leave names out, never overflow. */
+static void test_inode_scrub(void)
+{
+	char buf[96], small[12];
+
+	CHECK_INT(map_healthmon_inode_scrub(0x10, buf, sizeof(buf)), 9);
+	CHECK_STR(buf, "directory");
+	map_healthmon_inode_scrub(0x1 | 0x2 | 0x80 | 0x100, buf, sizeof(buf));
+	CHECK_STR(buf, "inode,bmapbtd,parent,dirtree");
+	CHECK_INT(map_healthmon_inode_scrub(0xfffffe00u, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "");
+	map_healthmon_inode_scrub(0x1ff, small, sizeof(small));
+	CHECK_STR(small, "inode,xattr");
+}
+
 int main(void)
 {
+	test_inode_scrub();
 	test_each_kind();
 	test_hostile();
 	test_buffers();

@@ -123,6 +123,37 @@ static void make_remote_xattrs(void)
 	sync();
 }
 
+/*
+ * Stock Linux 7.x rebuilds what it can still read (the inode btrees) but not
+ * what lies on unreadable blocks: the inode cluster, the remote xattr value
+ * and the directory block need the salvages of kernel/patches 2/6 ("heal
+ * unreadable metadata").  The repair must say so (exit 1, each of those
+ * failed with EIO, the btrees healed); the heal to a clean filesystem is
+ * skipped with the reason.
+ */
+static void stock_kernel_heal(int rrc)
+{
+	CHECK_INT(rrc, 1);
+	CHECK_STR(sql("SELECT group_concat(DISTINCT a.outcome) FROM actions a JOIN findings f ON "
+		      "f.id = a.finding_id WHERE a.action = 'repair-result' AND "
+		      "f.kind = 'inode-btrees'"), "healed");
+	CHECK_STR(sql("SELECT count(*) FROM actions a JOIN findings f ON f.id = a.finding_id "
+		      "WHERE a.action = 'repair-result' AND f.kind IN ('inode', 'xattr', "
+		      "'directory') AND a.outcome != 'failed'"), "0");
+	char *inodes = strdup(sql("SELECT count(*) FROM findings WHERE kind = 'inode'"));
+	CHECK(inodes && atoi(inodes) > 0, "no inode findings");
+	CHECK_STR(sql("SELECT count(*) FROM findings WHERE kind = 'inode' AND state = 'open'"),
+		  inodes ? inodes : "?");	/* still damaged, still open */
+	free(inodes);
+	printf("SKIPPED the heal to a clean filesystem: stock Linux cannot rebuild metadata on "
+	       "unreadable blocks (the inode cluster, the remote xattr value, the directory "
+	       "block; kernel/patches 2/6 heal them), so the repair fails those with EIO and "
+	       "refetch, the clean scan and xfs_repair -n are not checked on this kernel\n");
+	fx_umount();
+	vt_must("dmsetup message dust 0 disable");
+	fx_teardown();
+}
+
 int main(int argc, char **argv)
 {
 	mapctl = argc > 1 ? argv[1] : "mapctl";
@@ -234,6 +265,10 @@ int main(int argc, char **argv)
 
 	/* ---- heal ---- */
 	int rrc = ctl("repair " FX_MNT " --all --yes");
+	if (!strcmp(vt_profile(), "mainline")) {
+		stock_kernel_heal(rrc);
+		return check_done();
+	}
 	if (rrc != 0)
 		vt_sh("dmesg | tail -n 80");
 	CHECK_INT(rrc, 0);
