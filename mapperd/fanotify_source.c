@@ -112,7 +112,7 @@ static void on_report(const struct md_fan_report *r, void *arg)
 	else
 		log_notice("%s %s: kernel reports %s (%s) on %s%s", fs->uuid, fs->mountpoint,
 			   strerrorname_np(r->error) ? strerrorname_np(r->error) : "error",
-			   strerror(r->error), what,
+			   map_strerror(r->error), what,
 			   r->count > 1 ? " and more errors merged into this report" : "");
 	if (r->error == ESHUTDOWN && !fs->shut_down) {
 		fs->shut_down = true;
@@ -139,9 +139,9 @@ static void on_report(const struct md_fan_report *r, void *arg)
 	ev->received = c->received;
 	if (r->count > 1)
 		snprintf(ev->detail, sizeof(ev->detail), "%s on %s, %" PRIu32 " errors merged",
-			 r->overflow ? "queue overflow" : strerror(r->error), what, r->count);
+			 r->overflow ? "queue overflow" : map_strerror(r->error), what, r->count);
 	else
-		snprintf(ev->detail, sizeof(ev->detail), "%s on %s", strerror(r->error), what);
+		snprintf(ev->detail, sizeof(ev->detail), "%s on %s", map_strerror(r->error), what);
 	if (md_pipeline_submit(c->d->pipe, ev) < 0) {
 		log_warn("%s: event queue full, report dropped", fs->uuid);
 		md_notify_post(MD_NOTIFY_REPORTS_LOST, fs->uuid, fs->mountpoint, 0, -1);
@@ -160,7 +160,7 @@ static void fan_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
 
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				log_err("%s: reading fanotify: %s", c.fs->uuid, strerror(errno));
+				log_err("%s: reading fanotify: %s", c.fs->uuid, map_strerror(errno));
 			return;
 		}
 		if (n == 0)

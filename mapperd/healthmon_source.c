@@ -101,7 +101,7 @@ static void on_lost(struct hm_ctx *c, const struct map_hm_record *r)
 static void on_file(struct hm_ctx *c, const struct map_hm_record *r)
 {
 	struct md_event *ev = new_event(c, MD_EV_FILE);
-	const char *type = map_healthmon_type_name(r->type), *error = strerror(r->error);
+	const char *type = map_healthmon_type_name(r->type), *error = map_strerror(r->error);
 	char where[96];
 
 	snprintf(where, sizeof(where), "inode %" PRIu64 " gen %" PRIu32 " bytes %" PRIu64 "+%"
@@ -239,7 +239,7 @@ static void hm_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)
 			/* End of file: the kernel detached the monitor. */
 			if (n < 0)
 				log_err("%s: reading the health monitor: %s", fs->uuid,
-					strerror(errno));
+					map_strerror(errno));
 			c.gone = true;
 			break;
 		}
@@ -309,11 +309,11 @@ int md_healthmon_watch(struct md_daemon *d, struct md_fs *fs)
 		set_state(fs, fd);
 		if (fd == -EEXIST || fd == -EPERM)
 			log_notice("%s %s: no XFS health monitor (%s%s); using fanotify", fs->uuid,
-				   fs->mountpoint, strerror(-fd), fd == -EEXIST ?
+				   fs->mountpoint, map_strerror(fd), fd == -EEXIST ?
 				   ": another one, e.g. xfs_healer's, is attached" : "");
 		else if (fd != -ENOTTY && fd != -EINVAL)
 			log_warn("%s %s: no XFS health monitor: %s", fs->uuid, fs->mountpoint,
-				 strerror(-fd));
+				 map_strerror(fd));
 		return fd;
 	}
 	fs->hmon.fd = fd;
