@@ -120,83 +120,101 @@ static int last_complete(struct map_store *st, int64_t fs_id, int64_t *finished)
 	return 0;
 }
 
-static int show_fs(const struct map_store_fs *fs, void *arg)
-{
-	struct status *s = arg;
+/* One filesystem's status, gathered once and rendered as text or JSON. */
+struct fs_status {
 	struct map_scan_row last, media;
+	bool have_scan, have_media;
 	int counts[MAP_STATE_NR];
-	char a[32], b[32];
-	int64_t complete;
+	int open;
+	int64_t complete;		/* newest complete scan of either kind, 0: none */
+	bool never, stale;
+	const char *state;		/* DAMAGED, UNVERIFIED, OK */
+};
+
+static int gather_fs(struct status *s, const struct map_store_fs *fs, struct fs_status *o)
+{
 	int rc;
 
+	memset(o, 0, sizeof(*o));
 	s->nkinds = s->files = s->metadata = 0;
-	rc = map_store_count(s->st, fs->id, counts);
+	rc = map_store_count(s->st, fs->id, o->counts);
 	if (rc == 0)
 		rc = map_store_findings(s->st, fs->id, 0, count_kind, s);
 	if (rc == 0)
-		rc = last_complete(s->st, fs->id, &complete);
+		rc = last_complete(s->st, fs->id, &o->complete);
 	if (rc)
 		return rc;
-	bool have_scan = map_store_scan_latest(s->st, fs->id, &last) == 0;
-	bool have_media = map_store_scan_last_complete(s->st, fs->id, &media) == 0;
-	int open = map_counts_open(counts);
-	const char *state = open ? "DAMAGED" : !have_media ? "UNVERIFIED" : "OK";
+	o->have_scan = map_store_scan_latest(s->st, fs->id, &o->last) == 0;
+	o->have_media = map_store_scan_last_complete(s->st, fs->id, &o->media) == 0;
+	o->open = map_counts_open(o->counts);
+	o->state = o->open ? "DAMAGED" : !o->have_media ? "UNVERIFIED" : "OK";
 	/* Never checked is not clean; nor, when asked, checked too long ago. */
-	bool never = complete == 0;
-	bool stale = !never && s->max_age_ms && s->now - complete > s->max_age_ms / 1000;
-	if ((open || never || stale) && s->worst == EXIT_CLEAN)
-		s->worst = EXIT_DAMAGE;
+	o->never = o->complete == 0;
+	o->stale = !o->never && s->max_age_ms && s->now - o->complete > s->max_age_ms / 1000;
+	return 0;
+}
 
-	if (s->ctl->json) {
-		struct map_json *j = s->j;
+static void last_scan_json(struct map_json *j, const struct map_scan_row *last)
+{
+	map_json_obj(j, "last_scan");
+	map_json_int(j, "scan_id", last->id);
+	map_json_str(j, "state", last->state);
+	map_json_str_or_null(j, "phase", last->phase);
+	map_json_time(j, "start_time", last->started);
+	map_json_time(j, "end_time", last->finished);
+	map_json_double(j, "duration_seconds", last->seconds);
+	map_json_uint_or_null(j, "bytes_verified", last->do_media, last->media_done);
+	map_json_uint_or_null(j, "bytes_total", last->do_media, last->media_total);
+	map_json_str_or_null(j, "error", last->error);
+	map_json_end_obj(j);
+}
 
+static void fs_json(const struct status *s, const struct map_store_fs *fs,
+		    const struct fs_status *o)
+{
+	struct map_json *j = s->j;
+
+	map_json_obj(j, NULL);
+	map_json_str(j, "fs_uuid", fs->uuid);
+	map_json_str_or_null(j, "label", fs->label);
+	map_json_str_or_null(j, "mountpoint", fs->mountpoint);
+	map_json_str_or_null(j, "device", fs->device);
+	map_json_str_or_null(j, "model", fs->model);
+	map_json_str_or_null(j, "serial", fs->serial);
+	map_json_bool(j, "rmapbt", fs->rmapbt);
+	map_json_str(j, "state", o->state);
+	map_json_bool(j, "never_scanned", o->never);
+	map_json_time(j, "last_complete_time", o->complete);
+	if (s->max_age_ms)
+		map_json_bool(j, "stale", o->stale);
+	else
+		map_json_null(j, "stale");
+	map_json_obj(j, "finding_counts");
+	for (int i = 0; i < MAP_STATE_NR; i++)
+		map_json_int(j, map_state_name((enum map_finding_state)i), o->counts[i]);
+	map_json_end_obj(j);
+	/* An array, not an object keyed by kind: the keys of every object
+	 * stay fixed (mapper-json(7)). */
+	map_json_arr(j, "open_by_kind");
+	for (int i = 0; i < s->nkinds; i++) {
 		map_json_obj(j, NULL);
-		map_json_str(j, "fs_uuid", fs->uuid);
-		map_json_str_or_null(j, "label", fs->label);
-		map_json_str_or_null(j, "mountpoint", fs->mountpoint);
-		map_json_str_or_null(j, "device", fs->device);
-		map_json_str_or_null(j, "model", fs->model);
-		map_json_str_or_null(j, "serial", fs->serial);
-		map_json_bool(j, "rmapbt", fs->rmapbt);
-		map_json_str(j, "state", state);
-		map_json_bool(j, "never_scanned", never);
-		map_json_time(j, "last_complete_time", complete);
-		if (s->max_age_ms)
-			map_json_bool(j, "stale", stale);
-		else
-			map_json_null(j, "stale");
-		map_json_obj(j, "finding_counts");
-		for (int i = 0; i < MAP_STATE_NR; i++)
-			map_json_int(j, map_state_name((enum map_finding_state)i), counts[i]);
+		map_json_str(j, "kind", s->kinds[i].kind);
+		map_json_int(j, "count", s->kinds[i].n);
 		map_json_end_obj(j);
-		/* An array, not an object keyed by kind: the keys of every
-		 * object stay fixed (mapper-json(7)). */
-		map_json_arr(j, "open_by_kind");
-		for (int i = 0; i < s->nkinds; i++) {
-			map_json_obj(j, NULL);
-			map_json_str(j, "kind", s->kinds[i].kind);
-			map_json_int(j, "count", s->kinds[i].n);
-			map_json_end_obj(j);
-		}
-		map_json_end_arr(j);
-		if (have_scan) {
-			map_json_obj(j, "last_scan");
-			map_json_int(j, "scan_id", last.id);
-			map_json_str(j, "state", last.state);
-			map_json_str_or_null(j, "phase", last.phase);
-			map_json_time(j, "start_time", last.started);
-			map_json_time(j, "end_time", last.finished);
-			map_json_double(j, "duration_seconds", last.seconds);
-			map_json_uint_or_null(j, "bytes_verified", last.do_media, last.media_done);
-			map_json_uint_or_null(j, "bytes_total", last.do_media, last.media_total);
-			map_json_str_or_null(j, "error", last.error);
-			map_json_end_obj(j);
-		} else {
-			map_json_null(j, "last_scan");
-		}
-		map_json_end_obj(j);
-		return 0;
 	}
+	map_json_end_arr(j);
+	if (o->have_scan)
+		last_scan_json(j, &o->last);
+	else
+		map_json_null(j, "last_scan");
+	map_json_end_obj(j);
+}
+
+/* The header: where, what, and the state line. */
+static void fs_text_head(const struct status *s, const struct map_store_fs *fs,
+			 const struct fs_status *o)
+{
+	char a[32], b[32];
 
 	printf("filesystem: %s", shown(fs->mountpoint));
 	if (fs->label[0])
@@ -205,34 +223,43 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 	if (fs->model[0] || fs->serial[0])
 		printf(" (%s%s%s)", shown(fs->model), fs->serial[0] ? ", serial " : "",
 		       shown(fs->serial));
-	printf("\n     state: %s", state);
-	if (open)
-		printf(" - %d open finding%s: %d file, %d metadata", open, open == 1 ? "" : "s",
-		       s->files, s->metadata);
-	if (never)
-		printf("%snever scanned", open ? "; " : " - ");
-	else if (stale)
-		printf("%slast complete scan %s ago, older than %s", open ? "; " : " - ",
-		       human_age(s->now - complete, a, sizeof(a)),
+	printf("\n     state: %s", o->state);
+	if (o->open)
+		printf(" - %d open finding%s: %d file, %d metadata", o->open,
+		       o->open == 1 ? "" : "s", s->files, s->metadata);
+	if (o->never)
+		printf("%snever scanned", o->open ? "; " : " - ");
+	else if (o->stale)
+		printf("%slast complete scan %s ago, older than %s", o->open ? "; " : " - ",
+		       human_age(s->now - o->complete, a, sizeof(a)),
 		       map_duration_str(s->max_age_ms, b, sizeof(b)));
 	if (!fs->rmapbt)
 		printf("\n      note: no reverse-mapping btree: slower owner lookup, little repair");
+}
+
+/* The last scan, the last full one, and the findings by state and kind. */
+static void fs_text_scans(const struct status *s, const struct fs_status *o)
+{
+	const struct map_scan_row *last = &o->last;
+	const int *counts = o->counts;
+	char a[32], b[32];
+
 	printf("\n last scan: ");
-	if (have_scan) {
-		printf("%s, %s", map_human_time(last.started, a, sizeof(a)), last.state);
-		if (strcmp(last.state, "complete") != 0)
-			printf(" in phase %s", last.phase);
-		printf(", %.0f s", last.seconds);
-		if (last.do_media)
-			printf(", %s of %s verified", human_bytes(last.media_done, a, sizeof(a)),
-			       human_bytes(last.media_total, b, sizeof(b)));
-		if (last.error[0])
-			printf(" (%s)", last.error);
+	if (o->have_scan) {
+		printf("%s, %s", map_human_time(last->started, a, sizeof(a)), last->state);
+		if (strcmp(last->state, "complete") != 0)
+			printf(" in phase %s", last->phase);
+		printf(", %.0f s", last->seconds);
+		if (last->do_media)
+			printf(", %s of %s verified", human_bytes(last->media_done, a, sizeof(a)),
+			       human_bytes(last->media_total, b, sizeof(b)));
+		if (last->error[0])
+			printf(" (%s)", last->error);
 	} else {
 		printf("never");
 	}
-	if (have_media && (!have_scan || media.id != last.id))
-		printf("\n last full: %s", map_human_time(media.finished, a, sizeof(a)));
+	if (o->have_media && (!o->have_scan || o->media.id != last->id))
+		printf("\n last full: %s", map_human_time(o->media.finished, a, sizeof(a)));
 	printf("\n  findings: open %d, refetched %d, repaired %d, ignored %d, resolved %d",
 	       counts[MAP_STATE_OPEN], counts[MAP_STATE_REFETCHED], counts[MAP_STATE_REPAIRED],
 	       counts[MAP_STATE_IGNORED], counts[MAP_STATE_RESOLVED]);
@@ -247,14 +274,15 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 			printf(" %s %d%s", s->kinds[i].kind, s->kinds[i].n, i + 1 < s->nkinds ? "," : "");
 		printf("\n");
 	}
-	s->mountpoint = fs->mountpoint;
-	s->listed = 0;
-	rc = map_store_findings(s->st, fs->id, 0, list_open, s);
-	if (rc)
-		return rc;
-	/* Each next step is a command line to paste: the mount point quoted
-	 * for a shell (a space or a quote in it), no quotes around it. */
+}
+
+/* The next steps, each a command line to paste: the mount point quoted for
+ * a shell (a space or a quote in it), no quotes around it. */
+static void fs_text_action(const struct status *s, const struct map_store_fs *fs,
+			   const struct fs_status *o)
+{
 	const char *mnt = shell_word(fs->mountpoint);
+
 	if (s->listed > STATUS_FINDING_LINES)
 		printf("            ... and %d more: mapctl files %s\n",
 		       s->listed - STATUS_FINDING_LINES, mnt);
@@ -272,11 +300,35 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 	if (s->files || s->metadata)
 		printf("restore from a good copy what was lost: mapctl refetch %s --from MIRROR\n"
 		       "            (or mapctl export --rsync), ", mnt);
-	if (!open)
-		printf(have_media && !stale ? "none\n" : "run mapctl scan %s\n", mnt);
+	if (!o->open)
+		printf(o->have_media && !o->stale ? "none\n" : "run mapctl scan %s\n", mnt);
 	else
 		printf("then mapctl scan %s to confirm\n", mnt);
 	printf("\n");
+}
+
+static int show_fs(const struct map_store_fs *fs, void *arg)
+{
+	struct status *s = arg;
+	struct fs_status o;
+	int rc = gather_fs(s, fs, &o);
+
+	if (rc)
+		return rc;
+	if ((o.open || o.never || o.stale) && s->worst == EXIT_CLEAN)
+		s->worst = EXIT_DAMAGE;
+	if (s->ctl->json) {
+		fs_json(s, fs, &o);
+		return 0;
+	}
+	fs_text_head(s, fs, &o);
+	fs_text_scans(s, &o);
+	s->mountpoint = fs->mountpoint;
+	s->listed = 0;
+	rc = map_store_findings(s->st, fs->id, 0, list_open, s);
+	if (rc)
+		return rc;
+	fs_text_action(s, fs, &o);
 	return 0;
 }
 
