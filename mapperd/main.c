@@ -286,16 +286,15 @@ static void shutdown_all(struct md_daemon *d, sigset_t *mask)
 	sigprocmask(SIG_UNBLOCK, mask, NULL);
 }
 
-int main(int argc, char **argv)
+/* Options and configuration: 0 to go on, else the exit status to return
+ * (--check-config, bad input, not root). */
+static int configure(int argc, char **argv, struct md_daemon *d, bool *done)
 {
-	static struct md_daemon daemon;
-	struct md_daemon *d = &daemon;
-	struct md_watch req_watch = { .fd = -1 };
 	struct options o = { 0 };
 	char err[512];
-	sigset_t mask;
 	int rc;
 
+	*done = true;
 	if (parse_options(argc, argv, &o))
 		return EXIT_ERROR;
 	log_init();
@@ -309,14 +308,13 @@ int main(int argc, char **argv)
 	cli = o;
 	apply_overrides(&d->cfg);
 	if (o.check) {
-		if (config_check(&d->cfg, err, sizeof(err))) {
+		rc = config_check(&d->cfg, err, sizeof(err));
+		if (rc)
 			fprintf(stderr, "mapperd: %s\n", err);
-			config_free(&d->cfg);
-			return EXIT_ERROR;
-		}
-		config_print(&d->cfg, stdout);
+		else
+			config_print(&d->cfg, stdout);
 		config_free(&d->cfg);
-		return 0;
+		return rc ? EXIT_ERROR : 0;
 	}
 	log_set_level(d->cfg.log_level);
 	const char *db = d->cfg.database[0] ? d->cfg.database : map_store_default_path();
@@ -332,6 +330,12 @@ int main(int argc, char **argv)
 		config_free(&d->cfg);
 		return EXIT_ERROR;
 	}
+	*done = false;
+	return 0;
+}
+
+static void tune_process(void)
+{
 	srandom((unsigned int)(time(NULL) ^ getpid()));
 	/* Each report's reads use buffers of a MiB or so, in threads that come
 	 * and go: keep those mapped only while used, instead of letting malloc
@@ -345,6 +349,107 @@ int main(int argc, char **argv)
 	 * the writes themselves, measured).  Keep up to 512 KiB (enough:
 	 * 256 KiB was not). */
 	mallopt(M_TRIM_THRESHOLD, 512 << 10);
+}
+
+/* The database, the event loop's descriptors and the control socket. */
+static int start_core(struct md_daemon *d, const sigset_t *mask)
+{
+	int rc = map_store_open(d->db_path, 0, &d->st);
+
+	if (rc) {
+		fprintf(stderr, "mapperd: cannot open the database %s: %s\n", d->db_path,
+			map_store_error(rc) ? map_store_error(rc) : map_strerror(rc));
+		return rc;
+	}
+	md_db_init(d);
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->sig.fd = signalfd(-1, mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d->epfd < 0 || d->sig.fd < 0) {
+		rc = -errno;
+		fprintf(stderr, "mapperd: %s\n", map_strerror(rc));
+		return rc;
+	}
+	d->sig.ready = signal_ready;
+	rc = md_watch_add(d, &d->sig, EPOLLIN);
+	if (rc)
+		return rc;
+	rc = md_control_start(d, d->cfg.control_socket);
+	if (rc == -EADDRINUSE)
+		fprintf(stderr, "mapperd: another mapperd answers on %s\n", d->cfg.control_socket);
+	else if (rc)
+		fprintf(stderr, "mapperd: control socket %s: %s\n", d->cfg.control_socket,
+			map_strerror(rc));
+	return rc;
+}
+
+/* The pipeline (with its spool), the hooks, the scheduler, the event
+ * sources and the mount table. */
+static int start_work(struct md_daemon *d, struct md_watch *req_watch)
+{
+	char spool_dir[PATH_MAX + 8];
+	int rc;
+
+	/* Reports the database cannot take wait in STATE/spool. */
+	snprintf(spool_dir, sizeof(spool_dir), "%.4000s/spool", d->cfg.state_directory);
+	rc = strlen(d->cfg.state_directory) > 4000 ? -ENAMETOOLONG :
+	     map_dir_ensure(d->cfg.state_directory, 0755);
+	if (rc)
+		log_err("state directory %s: %s; no spool for reports the database cannot take",
+			d->cfg.state_directory, map_strerror(rc));
+	/* Before the pipeline's thread first asks when to write it. */
+	md_metrics_file_configure(d->cfg.metrics_file, d->cfg.metrics_interval);
+	rc = md_pipeline_start(d->db_path, rc ? NULL : spool_dir, &d->pipe);
+	if (rc) {
+		fprintf(stderr, "mapperd: cannot start the event pipeline: %s\n", map_strerror(rc));
+		return rc;
+	}
+	/* Hooks hear of findings from here on (before the first event). */
+	rc = md_notify_start(d);
+	if (rc) {
+		fprintf(stderr, "mapperd: cannot start the notification hooks: %s\n", map_strerror(rc));
+		return rc;
+	}
+	req_watch->fd = md_pipeline_notify_fd(d->pipe);
+	req_watch->ready = requests_ready;
+	rc = md_watch_add(d, req_watch, EPOLLIN);
+	if (rc == 0)
+		rc = md_sched_start(d);
+	if (rc) {
+		fprintf(stderr, "mapperd: %s\n", map_strerror(rc));
+		return rc;
+	}
+	apply_sources(d);
+	rc = md_discovery_start(d);
+	if (rc)
+		fprintf(stderr, "mapperd: cannot follow the mount table: %s\n", map_strerror(rc));
+	return rc;
+}
+
+static void announce_started(struct md_daemon *d)
+{
+	struct log_ctx started = { .message_id = MD_MSGID_STARTED };
+	int nfs = 0;
+
+	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next)
+		nfs++;
+	log_ctx_msg(LOG_NOTICE, &started, "mapperd %s started: %d XFS filesystem%s watched; "
+		    "database %s; control socket %s; configuration %s", MAPPER_VERSION, nfs,
+		    nfs == 1 ? "" : "s", d->db_path, d->cfg.control_socket,
+		    d->cfg.path[0] ? d->cfg.path : "(defaults)");
+}
+
+int main(int argc, char **argv)
+{
+	static struct md_daemon daemon;
+	struct md_daemon *d = &daemon;
+	struct md_watch req_watch = { .fd = -1 };
+	sigset_t mask;
+	bool done;
+	int rc = configure(argc, argv, d, &done);
+
+	if (done)
+		return rc;
+	tune_process();
 	d->started = md_now_ms();
 	d->epfd = -1;
 	d->sig.fd = -1;
@@ -358,77 +463,16 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	rc = map_store_open(d->db_path, 0, &d->st);
-	if (rc) {
-		fprintf(stderr, "mapperd: cannot open the database %s: %s\n", d->db_path,
-			map_store_error(rc) ? map_store_error(rc) : map_strerror(rc));
-		goto fail;
-	}
-	md_db_init(d);
-	d->epfd = epoll_create1(EPOLL_CLOEXEC);
-	d->sig.fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (d->epfd < 0 || d->sig.fd < 0) {
-		rc = -errno;
-		fprintf(stderr, "mapperd: %s\n", map_strerror(rc));
-		goto fail;
-	}
-	d->sig.ready = signal_ready;
-	rc = md_watch_add(d, &d->sig, EPOLLIN);
-	if (rc == 0) {
-		rc = md_control_start(d, d->cfg.control_socket);
-		if (rc == -EADDRINUSE)
-			fprintf(stderr, "mapperd: another mapperd answers on %s\n",
-				d->cfg.control_socket);
-		else if (rc)
-			fprintf(stderr, "mapperd: control socket %s: %s\n", d->cfg.control_socket,
-				map_strerror(rc));
-	}
-	if (rc)
-		goto fail;
-	/* Reports the database cannot take wait in STATE/spool. */
-	char spool_dir[PATH_MAX + 8];
-	snprintf(spool_dir, sizeof(spool_dir), "%.4000s/spool", d->cfg.state_directory);
-	rc = strlen(d->cfg.state_directory) > 4000 ? -ENAMETOOLONG :
-	     map_dir_ensure(d->cfg.state_directory, 0755);
-	if (rc)
-		log_err("state directory %s: %s; no spool for reports the database cannot take",
-			d->cfg.state_directory, map_strerror(rc));
-	/* Before the pipeline's thread first asks when to write it. */
-	md_metrics_file_configure(d->cfg.metrics_file, d->cfg.metrics_interval);
-	rc = md_pipeline_start(d->db_path, rc ? NULL : spool_dir, &d->pipe);
-	if (rc) {
-		fprintf(stderr, "mapperd: cannot start the event pipeline: %s\n", map_strerror(rc));
-		goto fail;
-	}
-	/* Hooks hear of findings from here on (before the first event). */
-	rc = md_notify_start(d);
-	if (rc) {
-		fprintf(stderr, "mapperd: cannot start the notification hooks: %s\n", map_strerror(rc));
-		goto fail;
-	}
-	req_watch.fd = md_pipeline_notify_fd(d->pipe);
-	req_watch.ready = requests_ready;
-	rc = md_watch_add(d, &req_watch, EPOLLIN);
+	rc = start_core(d, &mask);
 	if (rc == 0)
-		rc = md_sched_start(d);
+		rc = start_work(d, &req_watch);
 	if (rc) {
-		fprintf(stderr, "mapperd: %s\n", map_strerror(rc));
-		goto fail;
+		if (req_watch.fd >= 0)
+			md_watch_del(d, &req_watch);
+		shutdown_all(d, &mask);
+		return EXIT_ERROR;
 	}
-	apply_sources(d);
-	rc = md_discovery_start(d);
-	if (rc) {
-		fprintf(stderr, "mapperd: cannot follow the mount table: %s\n", map_strerror(rc));
-		goto fail;
-	}
-	int nfs = 0;
-	for (struct md_fs *fs = d->fs_list; fs; fs = fs->next)
-		nfs++;
-	struct log_ctx started = { .message_id = MD_MSGID_STARTED };
-	log_ctx_msg(LOG_NOTICE, &started, "mapperd %s started: %d XFS filesystem%s watched; "
-		    "database %s; control socket %s; configuration %s", MAPPER_VERSION, nfs,
-		    nfs == 1 ? "" : "s", d->db_path, d->cfg.control_socket,
-		    d->cfg.path[0] ? d->cfg.path : "(defaults)");
+	announce_started(d);
 	md_sdnotify_ready(d);
 
 	run_loop(d);
@@ -440,9 +484,4 @@ int main(int argc, char **argv)
 	struct log_ctx stopped = { .message_id = MD_MSGID_STOPPED };
 	log_ctx_msg(LOG_NOTICE, &stopped, "stopped");
 	return 0;
-fail:
-	if (req_watch.fd >= 0)
-		md_watch_del(d, &req_watch);
-	shutdown_all(d, &mask);
-	return EXIT_ERROR;
 }
