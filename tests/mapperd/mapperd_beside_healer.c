@@ -18,9 +18,10 @@
  *     are damaged (64 bytes overwritten: a checksum error); the scan's scrub
  *     marks them corrupt, which xfs_healer sees and repairs while mapctl
  *     repair --all runs too (who gets to a root first varies from run to
- *     run: the scan may find one, both or none still damaged).  xfs_healer repairs at least one itself, each
- *     of mapctl's findings ends healed or not-needed, a
- *     second scan exits 0, xfs_scrub -n exits 0, xfs_repair -n finds
+ *     run: the scan may find one, both or none still damaged).
+ *     xfs_healer repairs at least one itself, each of mapctl's findings
+ *     ends healed or not-needed, a second scan exits 0, xfs_scrub -n exits
+ *     0, xfs_repair -n finds
  *     nothing after unmount, and the kernel log has no WARNING, BUG or
  *     lockdep report.
  * Every xfs_healer line and mapctl's repair outcome is printed.
@@ -146,14 +147,6 @@ static int read_bad_block(void)
 	return err;
 }
 
-static void check_field(const char *key, const char *want)
-{
-	const char *v = mdt_status_field(FX_MNT, key);
-
-	CHECK(v && !strncmp(v, want, strlen(want)), "status %s: %.60s, expected %s", key,
-	      v ? v : "(none)", want);
-}
-
 static int ctl(const char *args)
 {
 	return vt_sh("%s --db " CTL_DB " %s", mdt_mapctl, args);
@@ -183,9 +176,9 @@ static void step1_healer_first(const struct want *w)
 	pid_t pid = mdt_start(NULL);
 	mdt_no_fanotify = extra && strstr(extra, "fanotify = no");
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
-	check_field("health_monitor", "\"off: another monitor is attached\"");
-	check_field("autofsck", "\"repair\"");
-	check_field("fanotify", "true");
+	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"off: another monitor is attached\"");
+	MDT_CHECK_STATUS(FX_MNT, "autofsck", "\"repair\"");
+	MDT_CHECK_STATUS(FX_MNT, "fanotify", "true");
 	vt_sh("%s daemon status --socket " MDT_SOCK " | head -n 2", mdt_mapctl);
 
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w->physical / 4096));
@@ -217,7 +210,7 @@ static void step2_mapperd_first(void)
 	mdt_write_config("health_monitor = yes\nevent_scans = no\n");
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
-	check_field("health_monitor", "\"on\"");
+	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"on\"");
 	pid_t hp = healer_start();
 	int rc = wait_exit(hp, 30);
 
@@ -229,7 +222,7 @@ static void step2_mapperd_first(void)
 		waitpid(hp, NULL, 0);
 	}
 	vt_sh("cat " HEALER_OUT);
-	check_field("health_monitor", "\"on\"");
+	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"on\"");
 	CHECK_INT(mdt_stop(pid), 0);
 }
 

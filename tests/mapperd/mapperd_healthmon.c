@@ -146,45 +146,6 @@ static void latency_figure(int m, const struct want *lat)
 	       percentile(ms, got, 99), ms[got - 1]);
 }
 
-struct ev_find {
-	const char *source;
-	char needle[64];
-	int n;
-};
-
-static int find_event(const struct map_event *e, void *arg)
-{
-	struct ev_find *c = arg;
-
-	if (strcmp(e->source, c->source))
-		return 0;
-	printf("event %s: %s\n", e->source, e->detail);
-	c->n += strstr(e->detail, c->needle) != NULL;
-	return 0;
-}
-
-/* Events rows of @source whose detail holds @needle (each printed). */
-static int count_events_with(const char *source, const char *needle)
-{
-	struct ev_find c = { .source = source };
-	struct map_store *st;
-
-	snprintf(c.needle, sizeof(c.needle), "%s", needle);
-	if (map_store_open(MDT_DB, MAP_STORE_READONLY, &st) != 0)
-		return -1;
-	map_store_events(st, 0, find_event, &c);
-	map_store_close(st);
-	return c.n;
-}
-
-static void check_field(const char *key, const char *want)
-{
-	const char *v = mdt_status_field(FX_MNT, key);
-
-	CHECK(v && !strncmp(v, want, strlen(want)), "status %s: %.60s, expected %s", key,
-	      v ? v : "(none)", want);
-}
-
 int main(int argc, char **argv)
 {
 	struct map_finding f;
@@ -219,8 +180,8 @@ int main(int argc, char **argv)
 	mdt_write_config("health_monitor = yes\nevent_scans = no\n");
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
-	check_field("health_monitor", "\"on\"");
-	check_field("fanotify", "false");
+	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"on\"");
+	MDT_CHECK_STATUS(FX_MNT, "fanotify", "false");
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w.physical / 4096));
 	vt_must("dmsetup message dust 0 enable");
 
@@ -243,8 +204,8 @@ int main(int argc, char **argv)
 	 * (GETFSMAP, bulkstat, a parent pointer) is far less. */
 	CHECK(io < (long long)(FILE_MB * MiB / 2), "the disk read %lld bytes: the whole file?", io);
 	snprintf(needle, sizeof(needle), "on inode %llu ", (unsigned long long)w.ino);
-	CHECK(count_events_with("healthmon", needle) >= 1, "no healthmon event names inode %llu",
-	      (unsigned long long)w.ino);
+	CHECK(mdt_count_events_with("healthmon", needle) >= 1,
+	      "no healthmon event names inode %llu", (unsigned long long)w.ino);
 	CHECK_INT(mdt_count_events("fanotify"), 0);
 
 	/* the figure: M more files, one bad block each */
@@ -264,8 +225,8 @@ int main(int argc, char **argv)
 	REQUIRE(other >= 0, "a health monitor of our own: %s", strerror(-other));
 	pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
-	check_field("health_monitor", "\"off: another monitor is attached\"");
-	check_field("fanotify", "true");
+	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"off: another monitor is attached\"");
+	MDT_CHECK_STATUS(FX_MNT, "fanotify", "true");
 	CHECK(vt_sh("grep -q 'another one, e.g. xfs_healer' %s", MDT_LOG) == 0,
 	      "the log does not say why the health monitor is not used");
 	mdt_sleep(2.5);				/* past the dedup window */

@@ -89,35 +89,6 @@ static int count_actions(int64_t finding_id)
 	return c.n;
 }
 
-struct ev_find {
-	char needle[64];
-	int n;
-};
-
-static int on_event(const struct map_event *e, void *arg)
-{
-	struct ev_find *c = arg;
-
-	if (strcmp(e->source, "healthmon"))
-		return 0;
-	printf("event healthmon: %s\n", e->detail);
-	c->n += strstr(e->detail, c->needle) != NULL;
-	return 0;
-}
-
-static int count_events_with(const char *needle)
-{
-	struct ev_find c = { .n = 0 };
-	struct map_store *st;
-
-	snprintf(c.needle, sizeof(c.needle), "%s", needle);
-	if (map_store_open(MDT_DB, MAP_STORE_READONLY, &st) != 0)
-		return -1;
-	map_store_events(st, 0, on_event, &c);
-	map_store_close(st);
-	return c.n;
-}
-
 int main(int argc, char **argv)
 {
 	struct map_finding f;
@@ -158,8 +129,8 @@ int main(int argc, char **argv)
 	      f.npaths ? f.paths[0] : "-");
 	map_finding_clear(&f);
 	snprintf(needle, sizeof(needle), "inode %llu ", (unsigned long long)w.ino);
-	CHECK(count_events_with(needle) >= 1, "no healthmon event names inode %llu",
-	      (unsigned long long)w.ino);
+	CHECK(mdt_count_events_with("healthmon", needle) >= 1,
+	      "no healthmon event names inode %llu", (unsigned long long)w.ino);
 
 	/* 2. repaired online: healthy closes it */
 	t0 = mdt_mono();
@@ -176,7 +147,7 @@ int main(int argc, char **argv)
 		map_finding_clear(&f);
 	}
 	CHECK_INT(count_actions(id), 1);
-	CHECK(count_events_with("healthy") >= 1, "no healthmon event says healthy");
+	CHECK(mdt_count_events_with("healthmon", "healthy") >= 1, "no healthmon event says healthy");
 	n = list_dir(FX_MNT "/dir");
 	CHECK(n == NENTRIES + 2, "dir lists %d entries after the repair, expected %d", n,
 	      NENTRIES + 2);

@@ -51,14 +51,6 @@ static bool match(const struct map_finding *f, void *arg)
 	       f->has_offset && f->offset == BAD_AT && f->has_range && f->physical == w->physical;
 }
 
-static void check_field(const char *key, const char *want)
-{
-	const char *v = mdt_status_field(FX_MNT, key);
-
-	CHECK(v && !strncmp(v, want, strlen(want)), "status %s: %.70s, expected %s", key,
-	      v ? v : "(none)", want);
-}
-
 /* Does the daemon's log hold @text? */
 static bool log_has(const char *text)
 {
@@ -120,7 +112,7 @@ int main(int argc, char **argv)
 	mdt_no_fanotify = true;
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
-	check_field("fanotify", "false");
+	MDT_CHECK_STATUS(FX_MNT, "fanotify", "false");
 
 	/* 1. Another filesystem over the mount point, then a reload. */
 	vt_mkfs_mount(other, "", FX_MNT);
@@ -129,9 +121,10 @@ int main(int argc, char **argv)
 	CHECK_INT(mdt_request("reload", reply, sizeof(reply)), 0);
 	CHECK(wait_log("the mount point now leads to another filesystem", 10),
 	      "mapperd did not say that %s leads to another filesystem", FX_MNT);
-	check_field("fanotify", "false");
+	MDT_CHECK_STATUS(FX_MNT, "fanotify", "false");
 	if (mainline) {
-		check_field("health_monitor", "\"off: the mount point leads to another filesystem\"");
+		MDT_CHECK_STATUS(FX_MNT, "health_monitor",
+				 "\"off: the mount point leads to another filesystem\"");
 		int root = open(FX_MNT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		REQUIRE(root >= 0, "%s: %s", FX_MNT, strerror(errno));
 		int mon = map_healthmon_open(root);
@@ -147,9 +140,9 @@ int main(int argc, char **argv)
 	CHECK(wait_log("the mount point leads to it again", 10),
 	      "mapperd did not watch %s again after the mount over it went", FX_MNT);
 	if (mainline)
-		check_field("health_monitor", "\"on\"");
+		MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"on\"");
 	else
-		check_field("fanotify", "true");
+		MDT_CHECK_STATUS(FX_MNT, "fanotify", "true");
 
 	/* 3. A's bad block through that source. */
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w.physical / 4096));

@@ -417,6 +417,41 @@ int mdt_count_events(const char *source)
 	return n;
 }
 
+struct ev_find {
+	const char *source, *needle;
+	int n;
+};
+
+static int find_event(const struct map_event *e, void *arg)
+{
+	struct ev_find *c = arg;
+
+	if (strcmp(e->source, c->source))
+		return 0;
+	printf("event %s: %s\n", e->source, e->detail);
+	c->n += strstr(e->detail, c->needle) != NULL;
+	return 0;
+}
+
+int mdt_count_events_with(const char *source, const char *needle)
+{
+	struct ev_find c = { .source = source, .needle = needle };
+	struct map_store *st;
+
+	if (map_store_open(MDT_DB, MAP_STORE_READONLY, &st) != 0)
+		return -1;
+	map_store_events(st, 0, find_event, &c);
+	map_store_close(st);
+	return c.n;
+}
+
+bool mdt_status_is(const char *mnt, const char *key, const char *want)
+{
+	const char *v = mdt_status_field(mnt, key);
+
+	return v && !strncmp(v, want, strlen(want));
+}
+
 void mdt_fd_show(pid_t pid)
 {
 	vt_sh("ls -l /proc/%d/fd | sed 1d | awk '{print $9, $10, $11}'", (int)pid);

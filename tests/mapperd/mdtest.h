@@ -69,6 +69,15 @@ double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), v
 int mdt_count_findings(bool (*match)(const struct map_finding *f, void *arg), void *arg);
 /* Events stored with this source. */
 int mdt_count_events(const char *source);
+/* Events stored with @source whose detail holds @needle (each event of
+ * @source is printed). */
+int mdt_count_events_with(const char *source, const char *needle);
+/* Whether @mnt's field @key in status json starts with @want (a JSON
+ * value: "\"on\"", "true", "null"). */
+bool mdt_status_is(const char *mnt, const char *key, const char *want);
+#define MDT_CHECK_STATUS(mnt, key, want)                                                  \
+	CHECK(mdt_status_is(mnt, key, want), "status %s of %s: %.70s, expected %s", key, mnt, \
+	      mdt_status_field(mnt, key) ? mdt_status_field(mnt, key) : "(none)", want)
 
 double mdt_mono(void);
 void mdt_sleep(double seconds);
