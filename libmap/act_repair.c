@@ -38,16 +38,21 @@ static int collect(const struct map_finding *f, void *arg)
 int repair_plan_build(struct map_fs *fs, struct map_store *st, int64_t fs_id, int64_t only,
 		      struct repair_plan *plan, struct repair_caps *caps, bool *only_is_data)
 {
-	const struct map_fs_info *info = map_fs_info(fs);
-	struct collect col = { .plan = plan, .caps = caps, .only = only };
-	int rc;
-
-	repair_caps_probe(map_fs_fd(fs), &info->geo, caps);
+	repair_caps_probe(map_fs_fd(fs), &map_fs_info(fs)->geo, caps);
 	if (geteuid() != 0) {
 		/* Only root may ask; the plan still shows what would be tried. */
 		caps->kernel_repairs = true;
 		caps->kernel_why = NULL;
 	}
+	return repair_plan_collect(st, fs_id, only, caps, plan, only_is_data);
+}
+
+int repair_plan_collect(struct map_store *st, int64_t fs_id, int64_t only,
+			const struct repair_caps *caps, struct repair_plan *plan, bool *only_is_data)
+{
+	struct collect col = { .plan = plan, .caps = caps, .only = only };
+	int rc;
+
 	rc = map_store_findings(st, fs_id, 0, collect, &col);
 	if (rc)
 		return rc;

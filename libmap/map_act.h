@@ -41,6 +41,10 @@ const char *user_name(void);
  */
 int repair_plan_build(struct map_fs *fs, struct map_store *st, int64_t fs_id, int64_t only,
 		      struct repair_plan *plan, struct repair_caps *caps, bool *only_is_data);
+/* The same with @caps already probed (repair_caps_probe()): no call of
+ * the kernel, only the store is read. */
+int repair_plan_collect(struct map_store *st, int64_t fs_id, int64_t only,
+			const struct repair_caps *caps, struct repair_plan *plan, bool *only_is_data);
 
 /* What a plan run tells as it goes; any of them may be NULL. */
 struct repair_run_ops {

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "map_act.h"
 #include "pipeline.h"
+#include "repair_probe.h"
 #include "scheduler.h"
 
 #ifndef MAPPER_VERSION
@@ -348,8 +349,11 @@ static void do_repair_plan(struct md_daemon *d, const struct md_fs *fs, struct m
 	rc = map_fs_open(fs->mountpoint, &mfs);
 	if (rc == 0 && strcmp(map_fs_info(mfs)->uuid, fs->uuid) != 0)
 		rc = -MAP_EUNMOUNTED;
+	/* Not repair_plan_build(): its probe waits out a freeze (repair_probe.c). */
 	if (rc == 0)
-		rc = repair_plan_build(mfs, d->st, fs->fs_id, 0, &plan, &caps, &only_is_data);
+		rc = md_repair_probe(map_fs_fd(mfs), &map_fs_info(mfs)->geo, &caps);
+	if (rc == 0)
+		rc = repair_plan_collect(d->st, fs->fs_id, 0, &caps, &plan, &only_is_data);
 	if (rc == 0) {
 		struct map_json j;
 
@@ -359,6 +363,9 @@ static void do_repair_plan(struct md_daemon *d, const struct md_fs *fs, struct m
 		repair_plan_json(&j, &plan, &caps, fs->uuid, fs->mountpoint, true);
 		map_json_end_obj(&j);
 		md_buf_printf(out, "\nok\n");
+	} else if (rc == -EBUSY) {
+		md_buf_printf(out, "error: no repair plan: the filesystem takes no repair request "
+			      "now (frozen?); ask again once it is thawed\n");
 	} else {
 		md_buf_printf(out, "error: no repair plan: %s\n", map_strerror(rc));
 	}

@@ -19,6 +19,13 @@ struct md_event *md_event_new(enum md_event_kind kind, const char *source)
 	return ev;
 }
 
+/* "uuid|h|domain|gno|ino|start|": the object a health record is about. */
+static void md_dedup_object(const struct md_event *ev, char *key, size_t len)
+{
+	snprintf(key, len, "%s|h|%" PRIu32 "|%" PRIu32 "|%" PRIu64 "|%" PRIu64 "|", ev->uuid,
+		 ev->domain, ev->gno, ev->ino, ev->start);
+}
+
 void md_dedup_key(const struct md_event *ev, char *key, size_t len)
 {
 	switch (ev->kind) {
@@ -36,8 +43,10 @@ void md_dedup_key(const struct md_event *ev, char *key, size_t len)
 			 ev->ino, ev->gen, ev->start, ev->length, ev->write);
 		break;
 	case MD_EV_HEALTH:
-		snprintf(key, len, "%s|h|%" PRIu32 "|%" PRIu32 "|%" PRIu32 "|%" PRIu32 "|%" PRIu64 "|%"
-			 PRIu64, ev->uuid, ev->domain, ev->type, ev->mask, ev->gno, ev->ino, ev->start);
+		/* the object first, then what is said of it: see md_dedup_health() */
+		md_dedup_object(ev, key, len);
+		snprintf(key + strlen(key), len - strlen(key), "%" PRIu32 "|%" PRIu32, ev->type,
+			 ev->mask);
 		break;
 	}
 }
@@ -55,4 +64,22 @@ bool md_dedup_seen(struct md_dedup *dd, const char *key, int64_t now_ms, int64_t
 	dd->slot[dd->next].at = now_ms;
 	dd->next = (dd->next + 1) % MD_DEDUP_SLOTS;
 	return false;
+}
+
+void md_dedup_health(struct md_dedup *dd, const struct md_event *ev)
+{
+	char obj[MD_DEDUP_KEY], same[MD_DEDUP_KEY + 16];
+	size_t n;
+
+	if (ev->kind != MD_EV_HEALTH)
+		return;
+	md_dedup_object(ev, obj, sizeof(obj));
+	n = strlen(obj);
+	snprintf(same, sizeof(same), "%s%" PRIu32 "|", obj, ev->type);
+	for (unsigned int i = 0; i < MD_DEDUP_SLOTS; i++) {
+		const char *k = dd->slot[i].key;
+
+		if (dd->slot[i].at && !strncmp(k, obj, n) && strncmp(k, same, strlen(same)) != 0)
+			dd->slot[i].at = 0;
+	}
 }

@@ -144,6 +144,7 @@ int md_pipeline_submit(struct md_pipeline *p, struct md_event *ev)
 	md_dedup_key(ev, key, sizeof(key));
 	pthread_mutex_lock(&p->lock);
 	p->stats.received++;
+	md_dedup_health(&p->dedup, ev);
 	if (ev->count > 1)
 		p->stats.merged++;
 	/* A merged report stands for errors we have not seen: never drop it. */

@@ -14,7 +14,12 @@
  *     monitor says so: the finding becomes resolved, with an actions row
  *     (resolve, by "kernel (healthmon)", resolved, naming the inode) and a
  *     healthmon events row saying "healthy".  The entries list again;
- *  3. SIGTERM stops the daemon cleanly (exit 0).
+ *  3. the directory is damaged the same way again (unmounted, xfs_db) and
+ *     listed: the kernel marks it sick again and the finding is open again.
+ *     The de-duplication window is an hour here, so that "again" is inside
+ *     it whatever the guest's speed: a sick record after a healthy one is
+ *     news, not a duplicate of the first sick record;
+ *  4. SIGTERM stops the daemon cleanly (exit 0).
  * If the kernel sends no healthy record after the repair, step 2 fails with
  * the log showing what came.
  *
@@ -108,7 +113,8 @@ int main(int argc, char **argv)
 		"-c 'write -d bhdr.hdr.magic 0' %s", (unsigned long long)w.ino, FX_DUST);
 	fx_mount();
 
-	mdt_write_config("health_monitor = yes\nevent_scans = no\nkmsg = no\n");
+	mdt_write_config("health_monitor = yes\nevent_scans = no\nkmsg = no\n"
+			 "dedup_window = 1h\n");
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 	const char *hm = mdt_status_field(FX_MNT, "health_monitor");
@@ -152,7 +158,27 @@ int main(int argc, char **argv)
 	CHECK(n == NENTRIES + 2, "dir lists %d entries after the repair, expected %d", n,
 	      NENTRIES + 2);
 
-	/* 3 */
+	/* 3. sick again: open again */
+	fx_umount();
+	vt_must("xfs_db -x -c 'inode %llu' -c 'print core.format core.nextents' -c 'dblock 0' "
+		"-c 'write -d bhdr.hdr.magic 0' %s", (unsigned long long)w.ino, FX_DUST);
+	fx_mount();
+	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s again",
+		FX_MNT);
+	t0 = mdt_mono();
+	n = list_dir(FX_MNT "/dir");
+	CHECK(n == -EUCLEAN, "listing dir again: %s, expected EUCLEAN",
+	      n < 0 ? strerror(-n) : "worked");
+	w.state = MAP_STATE_OPEN;
+	waited = mdt_wait_finding(match, &w, t0, 30, &f);
+	CHECK(waited >= 0, "the directory of inode %llu is sick again, but no finding of it is "
+	      "open within 30 s", (unsigned long long)w.ino);
+	if (waited >= 0) {
+		printf("sick again -> finding #%lld open in %.3f s\n", (long long)f.id, waited);
+		map_finding_clear(&f);
+	}
+
+	/* 4 */
 	CHECK_INT(mdt_stop(pid), 0);
 	mdt_show_log();
 	fx_teardown();

@@ -10,6 +10,7 @@
 #include "dedup.h"
 #include "fanotify_source.h"
 #include "map.h"
+#include "map_healthmon.h"
 
 static unsigned char buf[4096];
 static size_t used;
@@ -131,6 +132,31 @@ int main(void)
 	md_dedup_key(&r1, ka, sizeof(ka));
 	md_dedup_key(&r2, kb, sizeof(kb));
 	CHECK(strcmp(ka, kb) != 0, "ranges have their own keys");
+	/* a health record: sick, healthy, sick again are three reports; sick
+	 * twice, or sick of another inode in between, are not */
+	struct md_event s1 = { .kind = MD_EV_HEALTH, .uuid = "u1", .domain = MAP_HM_DOMAIN_INODE,
+			       .type = MAP_HM_TYPE_SICK, .mask = 0x10, .ino = 131 };
+	struct md_event h1 = s1, s2 = s1;
+	h1.type = MAP_HM_TYPE_HEALTHY;
+	s2.ino = 132;
+	char ks[MD_DEDUP_KEY], kh[MD_DEDUP_KEY], ko[MD_DEDUP_KEY];
+	md_dedup_key(&s1, ks, sizeof(ks));
+	md_dedup_key(&h1, kh, sizeof(kh));
+	md_dedup_key(&s2, ko, sizeof(ko));
+	md_dedup_health(&dd, &s1);
+	CHECK(!md_dedup_seen(&dd, ks, 5000, 2000), "sick");
+	md_dedup_health(&dd, &s1);
+	CHECK(md_dedup_seen(&dd, ks, 5100, 2000), "sick twice: a duplicate");
+	md_dedup_health(&dd, &s2);
+	CHECK(!md_dedup_seen(&dd, ko, 5150, 2000), "another inode sick");
+	md_dedup_health(&dd, &h1);
+	CHECK(!md_dedup_seen(&dd, kh, 5200, 2000), "healthy");
+	md_dedup_health(&dd, &s1);
+	CHECK(!md_dedup_seen(&dd, ks, 5300, 2000), "sick again after healthy: news");
+	md_dedup_health(&dd, &s2);
+	CHECK(md_dedup_seen(&dd, ko, 5350, 2000), "the other inode's sick is still a duplicate");
+	md_dedup_health(&dd, &h1);
+	CHECK(!md_dedup_seen(&dd, kh, 5400, 2000), "healthy again after sick: news");
 	/* more keys than slots: the oldest are forgotten, nothing breaks */
 	for (int i = 0; i < 3 * MD_DEDUP_SLOTS; i++) {
 		char k[32];

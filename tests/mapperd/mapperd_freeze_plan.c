@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * "repair-plan TARGET" on a frozen filesystem cannot stall mapperd's event
+ * loop.  The planner probes online repair with the scrub ioctl's REPAIR
+ * flag, and the kernel takes freeze protection (mnt_want_write_file) for
+ * any request with that flag: on a frozen filesystem the call waits,
+ * uninterruptibly, until the filesystem is thawed.  Backups freeze
+ * filesystems for minutes (xfs_freeze, LVM snapshots).
+ *  1. repair-plan answers with the plan document on the thawed filesystem;
+ *  2. xfs_freeze -f: a repair probe of the mount waits (checked: xfs_io's
+ *     'repair probe' in a child has not returned while frozen);
+ *  3. meanwhile one client asks for repair-plan, and "status" and
+ *     "progress" must still be answered (each request in a child the test
+ *     waits for; a daemon that probes on its event loop answers nothing
+ *     until the thaw); the repair-plan request itself is answered, while
+ *     still frozen, with an error that says the filesystem is frozen;
+ *  4. xfs_freeze -u: the child's probe returns, repair-plan gives the plan
+ *     again, and SIGTERM stops the daemon with exit status 0.
+ *
+ * Usage (in the guest): vm_mapperd_freeze_plan MAPPERD MAPCTL DEVICE
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fixture.h"
+#include "mdtest.h"
+#include "vmtest.h"
+
+/* A liveness bound, not a speed test: a daemon stuck in the ioctl does not
+ * answer at all while the filesystem stays frozen. */
+#define ANSWER_BOUND_S 60
+
+/* Wait up to @secs for child @pid; its exit status, or -1 if it is still
+ * running. */
+static int wait_child(pid_t pid, double secs)
+{
+	double end = mdt_mono() + secs;
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (mdt_mono() > end)
+			return -1;
+		mdt_sleep(0.1);
+	}
+}
+
+/* @line asked in a child, which is returned; it exits 0 on an ok reply
+ * and 1 on an error reply that holds @want (NULL: anything), 3 on a reply
+ * without it, 2 on none. */
+static pid_t ask_async(const char *line, const char *want)
+{
+	static char reply[1 << 20];
+	pid_t pid = fork();
+
+	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int rc = mdt_request(line, reply, sizeof(reply));
+
+		printf("  %s -> %.300s%s", line, reply[0] ? reply : "(nothing)\n",
+		       strlen(reply) > 300 ? " ...\n" : "");
+		fflush(stdout);
+		if (rc < 0)
+			_exit(2);
+		if (want && !strstr(reply, want))
+			_exit(3);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	return pid;
+}
+
+/* ask_async() waited for; -1 when the daemon has not answered within the
+ * bound (the child is killed). */
+static int ask(const char *line, const char *want)
+{
+	pid_t pid = ask_async(line, want);
+	int rc = wait_child(pid, ANSWER_BOUND_S);
+
+	if (rc < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int arg;
+
+	vt_require_vm();
+	arg = mdt_args(argc, argv);
+	REQUIRE(arg < argc, "which device?");
+	fx_setup(argv[arg], vt_features());
+
+	mdt_write_config("directory_index = no\n");
+	pid_t pid = mdt_start(NULL);
+	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
+
+	/* 1. */
+	CHECK_INT(ask("repair-plan " FX_MNT, "\"findings\""), 0);
+
+	/* 2. */
+	vt_must("xfs_freeze -f " FX_MNT);
+	pid_t prober = fork();
+	REQUIRE(prober >= 0, "fork");
+	if (prober == 0) {
+		execlp("xfs_io", "xfs_io", "-x", "-c", "repair probe", FX_MNT, (char *)NULL);
+		_exit(127);
+	}
+	/* The fixture is what it claims: a repair request waits for the thaw. */
+	int early = wait_child(prober, 3);
+	CHECK(early < 0, "xfs_io 'repair probe' returned (%d) on a frozen filesystem: no hang "
+	      "to test with", early);
+
+	/* 3. */
+	pid_t planner = ask_async("repair-plan " FX_MNT, "frozen");
+	CHECK_INT(ask("status", NULL), 0);
+	CHECK_INT(ask("progress", NULL), 0);
+	/* Answered while still frozen: no plan, and why. */
+	int planned = wait_child(planner, ANSWER_BOUND_S);
+	if (planned < 0) {
+		kill(planner, SIGKILL);
+		waitpid(planner, NULL, 0);
+	}
+	CHECK(planned == 1, "repair-plan on the frozen filesystem: %d, not the error that it is "
+	      "frozen (-1: no answer while frozen)", planned);
+
+	/* 4. */
+	vt_must("xfs_freeze -u " FX_MNT);
+	if (early < 0)
+		wait_child(prober, ANSWER_BOUND_S);
+	/* The probe left waiting returns at the thaw; until it has, a new
+	 * request is told to ask again. */
+	double end = mdt_mono() + ANSWER_BOUND_S;
+	int again;
+	while ((again = ask("repair-plan " FX_MNT, "\"findings\"")) != 0 && mdt_mono() < end)
+		mdt_sleep(0.5);
+	CHECK_INT(again, 0);
+	int status = mdt_stop(pid);
+	CHECK_INT(status, 0);
+	if (check_failures)
+		mdt_show_log();
+	fx_teardown();
+	return check_done();
+}
