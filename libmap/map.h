@@ -754,7 +754,7 @@ int map_store_finding_evidence(struct map_store *st, int64_t finding_id,
 			       int (*fn)(const struct map_evidence *, void *), void *arg);
 
 /*
- * The kernel marked inode @ino (generation @gen; 0: any) healthy in the
+ * The kernel marked inode @ino (generation @gen: 0 closes nothing) healthy in the
  * aspects named by @scrub (scrub type names, comma separated).  Each open or
  * repaired metadata finding of that inode (no unreadable device range) whose
  * scrub types are all among them becomes resolved, with an actions row

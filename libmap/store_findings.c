@@ -483,10 +483,14 @@ int map_store_close_healthy(struct map_store *st, int64_t fs_id, uint64_t ino, u
 	*n = 0;
 	/* Metadata findings only: one with an unreadable device range is
 	 * about sectors, which the kernel's verdict on the structure does not
-	 * cover. */
+	 * cover.  And of this very inode: a finding whose generation is not
+	 * known may be of an earlier inode with the same number, and closing
+	 * it would hide damage, so it stays open (a scan resolves it). */
+	if (gen == 0)
+		return 0;
 	rc = prepare(st,
-		"SELECT id, scrub FROM findings WHERE fs_id = ?1 AND ino = ?2 AND "
-		"  (?3 = 0 OR coalesce(gen, 0) IN (0, ?3)) AND state IN ('open', 'repaired') AND "
+		"SELECT id, scrub FROM findings WHERE fs_id = ?1 AND ino = ?2 AND gen = ?3 AND "
+		"  state IN ('open', 'repaired') AND "
 		"  physical IS NULL AND scrub != '' AND NOT EXISTS ("
 		"    SELECT 1 FROM finding_evidence e WHERE e.finding_id = findings.id AND "
 		"    e.physical IS NOT NULL) ORDER BY id", &stmt);

@@ -190,7 +190,8 @@ static int on_state(const struct map_finding *f, void *arg)
  * A healthy record kept in the spool (the database away) and replayed: the
  * inode's metadata findings whose scrub types the kernel called healthy are
  * resolved (one actions row each), a finding with another type stays open,
- * and so does one of another inode.
+ * and so does one of another inode, and one of that inode number whose
+ * generation is not known (it may be an earlier inode's).
  */
 static void healthy(void)
 {
@@ -205,14 +206,16 @@ static void healthy(void)
 	map_store_close(st);
 	REQUIRE(md_dbwriter_open(db, spool, &w) == 0, "dbwriter");
 	struct md_spool_entry *e = report(0, true, "sick");
-	e->v = calloc(3, sizeof(*e->v));
-	e->n = 3;
+	e->v = calloc(4, sizeof(*e->v));
+	e->n = 4;
 	metadata_finding(&e->v[0], "directory", "directory");
 	metadata_finding(&e->v[1], "parent", "parent");
 	metadata_finding(&e->v[2], "xattr", "xattr");
 	e->v[2].ino = 501;
+	metadata_finding(&e->v[3], "xattr", "xattr");
+	e->v[3].gen = 0;
 	CHECK_INT(md_dbwriter_write(w, e, &nnew, never, NULL), 0);
-	CHECK_INT(nnew, 3);
+	CHECK_INT(nnew, 4);
 	report_free(e);
 
 	md_dbwriter_release(w);
@@ -231,7 +234,7 @@ static void healthy(void)
 	REQUIRE(map_store_open(db, MAP_STORE_READONLY, &st) == 0, "open %s", db);
 	CHECK_INT(map_store_findings(st, 0, MAP_FIND_ALL, on_state, states), 0);
 	map_store_close(st);
-	CHECK_STR(states, "directory=resolved parent=open xattr=open");
+	CHECK_STR(states, "directory=resolved parent=open xattr=open xattr=open");
 }
 
 static void bounds(void)
