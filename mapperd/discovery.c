@@ -65,12 +65,18 @@ int md_fs_open_root(struct md_fs *fs, const char *what)
 	 * could lead to another filesystem, whose reports we would then take
 	 * for this one's (and whose monitor we would hold). */
 	fd = open(fs->mountpoint, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0 || fstatfs(fd, &sfs) != 0) {
+	if (fd < 0 || fstat(fd, &st) != 0 || fstatfs(fd, &sfs) != 0) {
 		rc = -errno;
-		close(fd);
-		return rc;
+		if (fd >= 0)
+			close(fd);
+		/* Gone, renamed, a symlink now: like another filesystem, said
+		 * once and tried again at the next mount change (a local user
+		 * who can rename a folder on the way can cause many). */
+		if (!fs->root_mismatch)
+			log_warn("%s %s: cannot open the mount point: %s: no %s until the mount "
+				 "table changes", fs->uuid, fs->mountpoint, map_strerror(rc), what);
+		fs->root_mismatch = true;
+		return -EXDEV;
 	}
 	if (st.st_dev == fs->dev && sfs.f_type == XFS_MAGIC) {
 		fs->root_mismatch = false;

@@ -15,8 +15,9 @@ int md_discovery_start(struct md_daemon *d);
 void md_discovery_refresh(struct md_daemon *d);
 /*
  * The root of @fs opened by its mount point for the watch @what, checked to
- * be that filesystem (st_dev, XFS magic): the descriptor, -EXDEV (logged,
- * fs->root_mismatch set) when the path leads elsewhere, or -errno.
+ * be that filesystem (st_dev, XFS magic): the descriptor, or -EXDEV (logged
+ * once, fs->root_mismatch set) when the path leads elsewhere or cannot be
+ * opened.
  */
 int md_fs_open_root(struct md_fs *fs, const char *what);
 /* Health monitor, else fanotify, as configured: for a new filesystem and
