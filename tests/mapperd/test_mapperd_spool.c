@@ -206,7 +206,9 @@ static void healthy(void)
 	map_store_close(st);
 	REQUIRE(md_dbwriter_open(db, spool, &w) == 0, "dbwriter");
 	struct md_spool_entry *e = report(0, true, "sick");
+	free(e->v);			/* report(0, ...) made an empty array */
 	e->v = calloc(4, sizeof(*e->v));
+	REQUIRE(e->v, "out of memory");
 	e->n = 4;
 	metadata_finding(&e->v[0], "directory", "directory");
 	metadata_finding(&e->v[1], "parent", "parent");
