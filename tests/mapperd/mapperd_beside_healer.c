@@ -106,45 +106,16 @@ static bool healer_said(const char *needle, double timeout)
 	return false;
 }
 
-/* Exit status of @pid if it ends within @timeout s, else -1 (still running). */
-static int wait_exit(pid_t pid, double timeout)
-{
-	double end = mdt_mono() + timeout;
-	int st;
-
-	do {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		mdt_sleep(0.1);
-	} while (mdt_mono() < end);
-	return -1;
-}
-
 static void healer_stop(pid_t pid)
 {
 	kill(pid, SIGTERM);
-	if (wait_exit(pid, 10) < 0) {
+	if (mdt_wait_child(pid, 10) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
 	printf("--- xfs_healer said:\n");
 	fflush(stdout);
 	vt_sh("cat " HEALER_OUT);
-}
-
-static int read_bad_block(void)
-{
-	char buf[4096];
-
-	mdt_evict(FX_MNT "/big.bin");
-	int fd = open(FX_MNT "/big.bin", O_RDONLY | O_CLOEXEC);
-	REQUIRE(fd >= 0, "big.bin: %s", strerror(errno));
-	ssize_t got = pread(fd, buf, sizeof(buf), BAD_AT);
-	int err = got < 0 ? errno : 0;
-	close(fd);
-	return err;
 }
 
 static int ctl(const char *args)
@@ -184,7 +155,7 @@ static void step1_healer_first(const struct want *w)
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w->physical / 4096));
 	vt_must("dmsetup message dust 0 enable");
 	double t0 = mdt_mono();
-	int err = read_bad_block();
+	int err = mdt_read_block(FX_MNT "/big.bin", BAD_AT);
 	CHECK(err == EIO, "reading big.bin at 6 MiB: %s, expected EIO",
 	      err ? strerror(err) : "no error");
 	double waited = mdt_wait_finding(match, (void *)w, t0, 30, &f);
@@ -212,7 +183,7 @@ static void step2_mapperd_first(void)
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"on\"");
 	pid_t hp = healer_start();
-	int rc = wait_exit(hp, 30);
+	int rc = mdt_wait_child(hp, 30);
 
 	printf("xfs_healer started after mapperd: exit %d\n", rc);
 	CHECK(rc > 0, "xfs_healer %s beside mapperd's monitor",

@@ -36,24 +36,6 @@
  * answer at all while the filesystem stays frozen. */
 #define ANSWER_BOUND_S 60
 
-/* Wait up to @secs for child @pid; its exit status, or -1 if it is still
- * running. */
-static int wait_child(pid_t pid, double secs)
-{
-	double end = mdt_mono() + secs;
-	int st;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		if (mdt_mono() > end)
-			return -1;
-		mdt_sleep(0.1);
-	}
-}
-
 /* @line asked in a child, which is returned; it exits 0 on an ok reply
  * and 1 on an error reply that holds @want (NULL: anything), 3 on a reply
  * without it, 2 on none. */
@@ -83,7 +65,7 @@ static pid_t ask_async(const char *line, const char *want)
 static int ask(const char *line, const char *want)
 {
 	pid_t pid = ask_async(line, want);
-	int rc = wait_child(pid, ANSWER_BOUND_S);
+	int rc = mdt_wait_child(pid, ANSWER_BOUND_S);
 
 	if (rc < 0) {
 		kill(pid, SIGKILL);
@@ -117,7 +99,7 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	/* The fixture is what it claims: a repair request waits for the thaw. */
-	int early = wait_child(prober, 3);
+	int early = mdt_wait_child(prober, 3);
 	CHECK(early < 0, "xfs_io 'repair probe' returned (%d) on a frozen filesystem: no hang "
 	      "to test with", early);
 
@@ -126,7 +108,7 @@ int main(int argc, char **argv)
 	CHECK_INT(ask("status", NULL), 0);
 	CHECK_INT(ask("progress", NULL), 0);
 	/* Answered while still frozen: no plan, and why. */
-	int planned = wait_child(planner, ANSWER_BOUND_S);
+	int planned = mdt_wait_child(planner, ANSWER_BOUND_S);
 	if (planned < 0) {
 		kill(planner, SIGKILL);
 		waitpid(planner, NULL, 0);
@@ -137,7 +119,7 @@ int main(int argc, char **argv)
 	/* 4. */
 	vt_must("xfs_freeze -u " FX_MNT);
 	if (early < 0)
-		wait_child(prober, ANSWER_BOUND_S);
+		mdt_wait_child(prober, ANSWER_BOUND_S);
 	/* The probe left waiting returns at the thaw; until it has, a new
 	 * request is told to ask again. */
 	double end = mdt_mono() + ANSWER_BOUND_S;

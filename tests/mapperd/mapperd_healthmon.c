@@ -74,25 +74,6 @@ static long long disk_read_bytes(const char *disk)
 	return (long long)(v[2] * 512);
 }
 
-/* 4 KiB of @path at @off, its pages dropped first: the errno. */
-static int read_block(const char *path, uint64_t off)
-{
-	char buf[4096];
-
-	mdt_evict(path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	REQUIRE(fd >= 0, "%s: %s", path, strerror(errno));
-	ssize_t got = pread(fd, buf, sizeof(buf), (off_t)off);
-	int err = got < 0 ? errno : 0;
-	close(fd);
-	return err;
-}
-
-static int read_bad_block(void)
-{
-	return read_block(FX_MNT "/big.bin", BAD_AT);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -125,7 +106,7 @@ static void latency_figure(int m, const struct want *lat)
 		struct map_finding f;
 
 		snprintf(path, sizeof(path), FX_MNT "/lat/f%03d.bin", i);
-		int err = read_block(path, lat[i].offset);
+		int err = mdt_read_block(path, lat[i].offset);
 		double failed = mdt_mono();
 		CHECK(err == EIO, "%s at %llu: %s, expected EIO", path,
 		      (unsigned long long)lat[i].offset, err ? strerror(err) : "no error");
@@ -187,7 +168,7 @@ int main(int argc, char **argv)
 
 	long long io0 = disk_read_bytes(disk);
 	double t0 = mdt_mono();
-	int err = read_bad_block();
+	int err = mdt_read_block(FX_MNT "/big.bin", BAD_AT);
 	CHECK(err == EIO, "reading big.bin at 6 MiB: %s, expected EIO",
 	      err ? strerror(err) : "no error");
 	double waited = mdt_wait_finding(match, &w, t0, 30, &f);
@@ -230,7 +211,7 @@ int main(int argc, char **argv)
 	CHECK(vt_sh("grep -q 'another one, e.g. xfs_healer' %s", MDT_LOG) == 0,
 	      "the log does not say why the health monitor is not used");
 	mdt_sleep(2.5);				/* past the dedup window */
-	err = read_bad_block();
+	err = mdt_read_block(FX_MNT "/big.bin", BAD_AT);
 	CHECK(err == EIO, "reading big.bin at 6 MiB again: %s", err ? strerror(err) : "no error");
 	double end = mdt_mono() + 30;
 	while (mdt_count_events("fanotify") < 1 && mdt_mono() < end)

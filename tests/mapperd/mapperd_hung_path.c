@@ -39,24 +39,6 @@
  * not answer at all while the device is suspended. */
 #define ANSWER_BOUND_S 60
 
-/* Wait up to @secs for child @pid; its exit status, or -1 if it is still
- * running. */
-static int wait_child(pid_t pid, double secs)
-{
-	double end = mdt_mono() + secs;
-	int st;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		if (mdt_mono() > end)
-			return -1;
-		mdt_sleep(0.1);
-	}
-}
-
 /* @line asked in a child: 0 ok, 1 error reply, 2 no reply; -1 when the
  * daemon has not answered within the bound (the child is killed). */
 static int ask(const char *line)
@@ -72,7 +54,7 @@ static int ask(const char *line)
 		fflush(stdout);
 		_exit(rc == 0 ? 0 : rc == 1 ? 1 : 2);
 	}
-	int rc = wait_child(pid, ANSWER_BOUND_S);
+	int rc = mdt_wait_child(pid, ANSWER_BOUND_S);
 	if (rc < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -107,7 +89,7 @@ int main(int argc, char **argv)
 		_exit(stat(HUNG_PATH, &sb) == 0 ? 0 : 1);
 	}
 	/* The fixture is what it claims: the lookup waits for the device. */
-	int early = wait_child(looker, 3);
+	int early = mdt_wait_child(looker, 3);
 	CHECK(early < 0, "stat(%s) returned on a suspended device: no hang to test with",
 	      HUNG_PATH);
 
@@ -121,7 +103,7 @@ int main(int argc, char **argv)
 	/* 4. */
 	vt_must("dmsetup resume dust");
 	if (early < 0)
-		CHECK_INT(wait_child(looker, ANSWER_BOUND_S), 0);
+		CHECK_INT(mdt_wait_child(looker, ANSWER_BOUND_S), 0);
 	static char reply[1 << 20];
 	double end = mdt_mono() + 120;
 	bool running = true;

@@ -513,6 +513,35 @@ void mdt_evict(const char *path)
 	close(fd);
 }
 
+int mdt_read_block(const char *path, uint64_t off)
+{
+	char buf[4096];
+
+	mdt_evict(path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	REQUIRE(fd >= 0, "%s: %s", path, strerror(errno));
+	ssize_t got = pread(fd, buf, sizeof(buf), (off_t)off);
+	int err = got < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+int mdt_wait_child(pid_t pid, double secs)
+{
+	double end = mdt_mono() + secs;
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (mdt_mono() > end)
+			return -1;
+		mdt_sleep(0.1);
+	}
+}
+
 int mdt_read_file(const char *path)
 {
 	static char buf[1 << 16];

@@ -94,5 +94,10 @@ void mdt_drop_caches(void);
 void mdt_evict(const char *path);
 /* Read a whole file; 0 or the errno the read failed with. */
 int mdt_read_file(const char *path);
+/* 4 KiB of @path at @off, its cached pages dropped first: 0 or the errno. */
+int mdt_read_block(const char *path, uint64_t off);
+/* Wait up to @secs for child @pid: its exit status (128 + signal when
+ * killed), or -1 if it is still running. */
+int mdt_wait_child(pid_t pid, double secs);
 
 #endif
