@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "map.h"
+#include "map_testing.h"
 #include "xfs_abi.h"
 
 struct map_bmap_index;
@@ -26,16 +27,7 @@ struct map_fs {
 /* Free per-filesystem caches (called by map_fs_close). */
 void map_fs_release_state(struct map_fs *fs);
 
-/* ---- scrub.c ---- */
-
-/*
- * Inodes in use for the metadata scan's estimate, from XFS_IOC_FSCOUNTS'
- * allocated and free counts.  The kernel reads both per-CPU counters
- * without summing them, so while inodes are made or freed the free count
- * can run ahead of the allocated one: then 0, not 2^64 less a little
- * (which the progress line printed as "of ~18446744073709551601 objects").
- */
-uint64_t map_inodes_in_use(uint64_t allocino, uint64_t freeino);
+/* ---- discover.c ---- */
 
 /* One XFS_IOC_FSGEOMETRY call into @geom (cleared first): 0 or -errno
  * (discover.c). */
@@ -87,15 +79,6 @@ int map_path_hint(struct map_fs *fs, const char *root, uint64_t ino, uint32_t ge
  * open file; a nonzero return from @fn stops the walk and is returned. */
 int map_getbmapx_each(int fd, bool attr_fork,
 		      int (*fn)(const struct getbmapx *ext, void *arg), void *arg);
-
-/* ---- read_parts.c: reads issued together (native AIO) ---- */
-#define MAP_READ_PARTS_MAX 32
-/* Read the @n parts (at most MAP_READ_PARTS_MAX, sorted, block aligned) of
- * O_DIRECT descriptor @fd at once; @buf holds from parts[0].start to the
- * last part's end.  0 with err[i] = 0 or the positive errno of part i's
- * read, or -errno when the reads could not be issued or collected (the
- * caller reads them one by one; err[] then says nothing). */
-int map_read_parts(int fd, char *buf, const struct map_range *parts, int n, int *err);
 
 /* ---- owners of bad blocks without rmapbt ---- */
 int map_bmap_index_locate(struct map_fs *fs, uint64_t start, uint64_t length,

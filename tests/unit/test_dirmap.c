@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Path assembly from a directory map: deep trees, hard links, odd names. */
 #include "check.h"
-#include "map.h"
+#include "map_testing.h"
 
 #define ROOT 128
 

@@ -2,6 +2,7 @@
 /* Inode numbers and their disk addresses from the geometry. */
 #include "check.h"
 #include "map.h"
+#include "map_testing.h"
 #include "xfs_abi.h"
 
 /* 4 KiB blocks, 512-byte inodes, 16384 blocks per AG, aligned inode chunks. */

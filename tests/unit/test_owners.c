@@ -2,6 +2,7 @@
 /* Decoding GETFSMAP records into owners of a bad range. */
 #include "check.h"
 #include "map.h"
+#include "map_testing.h"
 #include "xfs_abi.h"
 
 #define KiB 1024ULL

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "act_path_check.h"
+#include "map_testing.h"
 
 static char root[] = "/tmp/test_path_check.XXXXXX";
 

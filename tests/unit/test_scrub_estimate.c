@@ -3,7 +3,7 @@
  * zero when the kernel's approximate free inode count runs ahead of the
  * allocated one (mapctl scan printed "of ~18446744073709551601 objects"). */
 #include "check.h"
-#include "map_internal.h"
+#include "map_testing.h"
 
 int main(void)
 {

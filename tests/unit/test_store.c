@@ -17,7 +17,7 @@
 
 #include "check.h"
 #include "map.h"
-#include "map_store_sql.h"
+#include "map_testing.h"
 #include "store_fixture.h"
 #include "xfs_abi.h"
 

@@ -20,7 +20,7 @@
 #include "check.h"
 #include "fixture.h"
 #include "map.h"
-#include "map_internal.h"
+#include "map_testing.h"
 #include "vmtest.h"
 
 #define MiB (1024ULL * 1024)

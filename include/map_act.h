@@ -27,7 +27,8 @@ int record_action(struct map_store *st, int64_t fs_id, int64_t finding_id, const
  * roll back otherwise.  0, or the first error (@rc, or the commit's). */
 int store_finish(struct map_store *st, int rc);
 
-/* The invoking user, for the record ("root", "alice (uid 1000)"). */
+/* The invoking user, for the record ("root", "alice (uid 1000)"), in a
+ * buffer of the library's that the next call overwrites (one per process). */
 const char *user_name(void);
 
 /* ---- online repair (act_repair_plan.c, act_repair.c) ---- */
