@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "map.h"
+#include "map_parse.h"
 
 #define MS_PER_S 1000LL
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map.h"
+#include "map_output.h"
 
 /* Length of the valid UTF-8 sequence at @s (1-4), or 0 if it is not valid. */
 static size_t utf8_len(const unsigned char *s)

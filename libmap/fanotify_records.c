@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/fanotify.h>
 
-#include "map.h"
+#include "map_dirindex.h"
 
 /* XFS's handle types (FILEID_INO32_GEN[_PARENT], and the 64-bit flag). */
 #define XFS_FILEID_INO32_GEN		1

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Inode numbers and device addresses from the filesystem geometry. */
-#include "map.h"
+#include "map_fs.h"
 
 uint64_t map_geo_ino(const struct map_geometry *geo, uint32_t agno, uint32_t agino)
 {

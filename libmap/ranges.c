@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "map.h"
+#include "map_ranges.h"
 
 /* One past the last byte of a range, or UINT64_MAX if that would wrap. */
 static uint64_t range_end(uint64_t start, uint64_t length)

@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 
-#include "map.h"
+#include "map_parse.h"
 
 /*
  * Fraction digits read after the point: 10^18 still fits in 63 bits, and

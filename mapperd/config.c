@@ -8,7 +8,7 @@
 #include "config.h"
 #include "config_keys.h"
 #include "log.h"
-#include "map.h"
+#include "map_error.h"
 
 void config_defaults(struct md_config *c)
 {

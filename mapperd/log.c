@@ -11,7 +11,7 @@
 
 #include "journal.h"
 #include "log.h"
-#include "map.h"
+#include "map_output.h"
 
 static volatile int max_level = LOG_INFO;
 static bool to_journal;		/* set once at start, before any thread */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map.h"
+#include "map_output.h"
 #include "textbuf.h"
 
 void md_buf_printf(struct md_buf *b, const char *fmt, ...)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map.h"
+#include "map_output.h"
 
 static int hexval(char c)
 {

@@ -11,7 +11,7 @@
 #include <sys/fanotify.h>
 
 #include "fanotify_source.h"
-#include "map.h"
+#include "map_dirindex.h"
 
 static void on_report(const struct md_fan_report *r, void *arg)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map.h"
+#include "map_ranges.h"
 
 /* Pieces checked per split: enough to cross several boundaries; a split
  * into more is stopped by the callback (and must stop). */

@@ -13,7 +13,7 @@
 #include "check.h"
 #include "icluster.h"
 #include "ktest.h"
-#include "map.h"
+#include "map_scrub.h"
 #include "vmtest.h"
 #include "xfs_abi.h"
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "ktest.h"
-#include "map.h"
+#include "map_scrub.h"
 #include "vmtest.h"
 
 #include "kt_require.h"

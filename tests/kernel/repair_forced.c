@@ -26,7 +26,7 @@
 #include "check.h"
 #include "fserror_listen.h"
 #include "ktest.h"
-#include "map.h"
+#include "map_scrub.h"
 #include "populate.h"
 #include "scrub_objects.h"
 #include "vmtest.h"

@@ -23,7 +23,7 @@
 
 #include "check.h"
 #include "ktest.h"
-#include "map.h"
+#include "map_scrub.h"
 #include "populate.h"
 #include "scrub_objects.h"
 #include "vmtest.h"

@@ -42,7 +42,7 @@
 #include "badblock.h"
 #include "check.h"
 #include "ktest.h"
-#include "map.h"
+#include "map_scrub.h"
 #include "vmtest.h"
 #include "xfs_abi.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "map.h"
+#include "map_scrub.h"
 #include "scrub_objects.h"
 #include "vmtest.h"
 #include "xfs_abi.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "map.h"
+#include "map_store.h"
 #include "ratelimit.h"
 
 static void bucket(void)

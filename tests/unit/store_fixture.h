@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "map.h"
+#include "map_store.h"
 
 /*
  * Record a media finding of @kind for inode @ino (mode @mode) under @path,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Names for terminals (escaped) and JSON (lossless). */
 #include "check.h"
-#include "map.h"
+#include "map_output.h"
 
 static void text(const char *in, const char *want)
 {

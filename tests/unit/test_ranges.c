@@ -3,7 +3,7 @@
 #include <errno.h>
 
 #include "check.h"
-#include "map.h"
+#include "map_ranges.h"
 
 #define MiB (1024ULL * 1024)
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "map.h"
+#include "map_parse.h"
 
 /* 0 and the value, or the negative errno (bytes then left alone). */
 static long long parse(const char *s)

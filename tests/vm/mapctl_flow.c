@@ -16,7 +16,7 @@
 
 #include "check.h"
 #include "fixture.h"
-#include "map.h"
+#include "map_fs.h"
 #include "vmtest.h"
 #include "xfs_abi.h"
 

@@ -54,7 +54,7 @@
 
 #include "check.h"
 #include "fixture.h"
-#include "map.h"
+#include "map_scrub.h"
 #include "vmtest.h"
 
 #ifndef XFS_SCRUB_IFLAG_FORCE_REBUILD

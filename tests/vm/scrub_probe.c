@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "map.h"
+#include "map_scrub.h"
 #include "vmtest.h"
 #include "xfs_abi.h"
 
