@@ -124,7 +124,7 @@ static int read_at(const char *path, uint64_t offset)
 {
 	char buf[BLOCK];
 
-	mdt_evict(path);
+	tl_evict(path);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	REQUIRE(fd >= 0, "%s: %s", path, strerror(errno));
 	ssize_t got = pread(fd, buf, sizeof(buf), (off_t)offset);
@@ -159,10 +159,10 @@ int main(int argc, char **argv)
 
 	if (healer) {
 		pid = healer_start(mnt);
-		double end = mdt_mono() + 30;
-		while (vt_sh("grep -q 'monitoring started' " HEALER_OUT) != 0 && mdt_mono() < end)
-			mdt_sleep(0.05);
-		REQUIRE(mdt_mono() < end, "xfs_healer did not start monitoring");
+		double end = tl_mono() + 30;
+		while (vt_sh("grep -q 'monitoring started' " HEALER_OUT) != 0 && tl_mono() < end)
+			tl_sleep(0.05);
+		REQUIRE(tl_mono() < end, "xfs_healer did not start monitoring");
 	} else {
 		mdt_write_config(hm ? "log_level = info\ndedup_window = 0\nevent_scans = no\n"
 				      "health_monitor = yes\n"
@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 		vt_must("dmsetup message %s 0 addbadblock %" PRIu64 " >/dev/null", dust,
 			t.physical / BLOCK);
 		int err = read_at(t.path, t.offset);
-		double t0 = mdt_mono(), s = -1;
+		double t0 = tl_mono(), s = -1;
 
 		if (err != EIO) {
 			fprintf(stderr, "%s at %" PRIu64 ": %s, not EIO; skipped\n", t.path,
@@ -197,10 +197,10 @@ int main(int argc, char **argv)
 		}
 		if (healer) {
 			double end = t0 + 10;
-			while (!healer_reported(&t, &healer_pos) && mdt_mono() < end)
-				mdt_sleep(0.002);
-			if (mdt_mono() < end)
-				s = mdt_mono() - t0;
+			while (!healer_reported(&t, &healer_pos) && tl_mono() < end)
+				tl_sleep(0.002);
+			if (tl_mono() < end)
+				s = tl_mono() - t0;
 		} else {
 			s = mdt_wait_finding(is_target, &t, t0, 10, NULL);
 		}

@@ -150,12 +150,12 @@ int main(int argc, char **argv)
 			continue;	/* this block was damaged already */
 		vt_must("dmsetup message %s 0 addbadblock %llu", dust,
 			(unsigned long long)(t.physical / 4096));
-		mdt_evict(path);
-		double t_read = mdt_mono();
+		tl_evict(path);
+		double t_read = tl_mono();
 		int err = mdt_read_file(path);
 		/* the clock starts when the reader has its EIO: the kernel may
 		 * report the error before the read returns (retries, readahead) */
-		double t0 = mdt_mono();
+		double t0 = tl_mono();
 
 		if (err != EIO) {
 			fprintf(stderr, "%s: read gave %s, not EIO; skipped\n", path, strerror(err));

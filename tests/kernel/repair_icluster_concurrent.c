@@ -184,7 +184,7 @@ static void load_main(struct load_log *log, int round, int ready)
 			load_error(log, "create", path, errno);
 			break;
 		}
-		log->create[i].t = vt_mono();
+		log->create[i].t = tl_mono();
 		log->create[i].ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
 		log->creates = i + 1;
 		if (write_sync(log, fd, path, 0, LOAD_FILE, i))
@@ -426,12 +426,12 @@ static pid_t start_writer(int fd)
 				*end = '\0';
 				if (strstr(buf + line, "xfs_trans_get_buf:") &&
 				    strstr(buf + line, needle)) {
-					double t0 = vt_mono();
+					double t0 = tl_mono();
 					int rc = fsync(fd);
 
 					printf("writer: fsync after \"%s\": %s (%.3f s)\n",
 					       buf + line, rc == 0 ? "ok" : strerror(errno),
-					       vt_mono() - t0);
+					       tl_mono() - t0);
 					fflush(stdout);
 					_exit(rc == 0 ? 0 : 4);
 				}

@@ -73,13 +73,13 @@ static bool match(const struct map_finding *f, void *arg)
 static void one_report(int n)
 {
 	long long before = mdt_status_number("\"processed\":");
-	double t0 = mdt_mono();
-	int err = mdt_read_block(FX_MNT "/big.bin", BAD_AT);
+	double t0 = tl_mono();
+	int err = tl_read_block(FX_MNT "/big.bin", BAD_AT);
 
 	CHECK(err == EIO, "report %d: reading big.bin at 60 MiB: %s, expected EIO", n,
 	      err ? strerror(err) : "no error");
-	while (mdt_mono() - t0 < 30 && mdt_status_number("\"processed\":") <= before)
-		mdt_sleep(0.05);
+	while (tl_mono() - t0 < 30 && mdt_status_number("\"processed\":") <= before)
+		tl_sleep(0.05);
 	REQUIRE(mdt_status_number("\"processed\":") > before, "report %d was not handled", n);
 }
 
@@ -118,12 +118,12 @@ int main(int argc, char **argv)
 		if (mdt_count_findings(match, &w) > 0)
 			found_at = n;
 		else
-			mdt_sleep(DEDUP_WAIT);
+			tl_sleep(DEDUP_WAIT);
 	}
 	CHECK(found_at >= 1 && found_at <= (int)(FILE_MB * MiB / LIMIT),
 	      "the block at 60 MiB was not found within %llu reports", FILE_MB * MiB / LIMIT);
 	printf("the bad block at 60 MiB was found by report %d\n", found_at);
-	if (mdt_wait_finding(match, &w, mdt_mono(), 1, &f) >= 0) {
+	if (mdt_wait_finding(match, &w, tl_mono(), 1, &f) >= 0) {
 		CHECK_INT(f.length, 4096);
 		map_finding_clear(&f);
 	}
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	long long asked0 = mdt_status_number("\"scans_requested\":");
 	long long limited0 = mdt_status_number("\"scans_limited\":");
 	for (int n = 1; n <= 3; n++) {
-		mdt_sleep(DEDUP_WAIT);
+		tl_sleep(DEDUP_WAIT);
 		one_report(100 + n);
 	}
 	long long asked = mdt_status_number("\"scans_requested\":") - asked0;

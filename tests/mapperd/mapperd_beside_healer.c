@@ -87,7 +87,7 @@ static pid_t healer_start(void)
 /* Wait up to @timeout s for a line of HEALER_OUT holding @needle. */
 static bool healer_said(const char *needle, double timeout)
 {
-	double end = mdt_mono() + timeout;
+	double end = tl_mono() + timeout;
 
 	do {
 		FILE *f = fopen(HEALER_OUT, "r");
@@ -101,15 +101,15 @@ static bool healer_said(const char *needle, double timeout)
 		}
 		if (found)
 			return true;
-		mdt_sleep(0.1);
-	} while (mdt_mono() < end);
+		tl_sleep(0.1);
+	} while (tl_mono() < end);
 	return false;
 }
 
 static void healer_stop(pid_t pid)
 {
 	kill(pid, SIGTERM);
-	if (mdt_wait_child(pid, 10) < 0) {
+	if (tl_wait_child(pid, 10) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
@@ -154,8 +154,8 @@ static void step1_healer_first(const struct want *w)
 
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w->physical / 4096));
 	vt_must("dmsetup message dust 0 enable");
-	double t0 = mdt_mono();
-	int err = mdt_read_block(FX_MNT "/big.bin", BAD_AT);
+	double t0 = tl_mono();
+	int err = tl_read_block(FX_MNT "/big.bin", BAD_AT);
 	CHECK(err == EIO, "reading big.bin at 6 MiB: %s, expected EIO",
 	      err ? strerror(err) : "no error");
 	double waited = mdt_wait_finding(match, (void *)w, t0, 30, &f);
@@ -183,7 +183,7 @@ static void step2_mapperd_first(void)
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"on\"");
 	pid_t hp = healer_start();
-	int rc = mdt_wait_child(hp, 30);
+	int rc = tl_wait_child(hp, 30);
 
 	printf("xfs_healer started after mapperd: exit %d\n", rc);
 	CHECK(rc > 0, "xfs_healer %s beside mapperd's monitor",
@@ -227,7 +227,7 @@ static void step3_both_repair(void)
 	ctl("history " FX_MNT " | tail -n 8");
 	/* xfs_healer took part: it repaired at least one of the two itself */
 	CHECK(healer_said("inobt: Repairs successful", 30), "xfs_healer repaired nothing");
-	mdt_sleep(2);	/* xfs_healer's last repair, if any, ends */
+	tl_sleep(2);	/* xfs_healer's last repair, if any, ends */
 	CHECK_INT(ctl("scan " FX_MNT " --metadata >/tmp/scan2.out 2>&1"), 0);
 	vt_sh("tail -n 3 /tmp/scan2.out");
 	CHECK_INT(vt_sh("xfs_scrub -n " FX_MNT " >/tmp/xfs_scrub.out 2>&1; rc=$?; "

@@ -96,17 +96,17 @@ int main(int argc, char **argv)
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "not watched");
 	REQUIRE(mdt_request("scan metadata " FX_MNT, reply, sizeof(reply)) == 0, "%s", reply);
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 	long long done = -1;
-	while (mdt_mono() - t0 < 60 && (done = scan_number("\"done\":")) < 500)
-		mdt_sleep(0.05);
+	while (tl_mono() - t0 < 60 && (done = scan_number("\"done\":")) < 500)
+		tl_sleep(0.05);
 	long long total = scan_number("\"total\":");
 	printf("metadata phase at %lld of %lld objects\n", done, total);
 	REQUIRE(done >= 500 && done < total / 2, "the scan is not in the middle of its metadata "
 		"phase (%lld of %lld)", done, total);
 
-	mdt_evict(FX_MNT "/victim.bin");
-	t0 = mdt_mono();
+	tl_evict(FX_MNT "/victim.bin");
+	t0 = tl_mono();
 	CHECK_INT(read_to_error(FX_MNT "/victim.bin"), EIO);
 	double latency = mdt_wait_finding(match, &w, t0, 60, NULL);
 	long long after = scan_number("\"done\":");
@@ -117,13 +117,13 @@ int main(int argc, char **argv)
 	CHECK(latency < 5.0, "the report waited %.1f s for the scan's transaction", latency);
 
 	/* The scan goes on to the end. */
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	bool running = true;
-	while (running && mdt_mono() - t0 < 180) {
+	while (running && tl_mono() - t0 < 180) {
 		mdt_request("progress", reply, sizeof(reply));
 		running = strstr(reply, "no scan is running") == NULL;
 		if (running)
-			mdt_sleep(0.5);
+			tl_sleep(0.5);
 	}
 	CHECK(!running, "the scan did not finish");
 	const char *out = vt_out("grep -c 'metadata scan 1 complete' %s", MDT_LOG);

@@ -75,12 +75,12 @@ static int scans_recorded(const char *mnt, struct map_scan_row *row)
 
 static bool wait_scan_complete(const char *mnt, struct map_scan_row *row, double timeout)
 {
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 
-	while (mdt_mono() - t0 < timeout) {
+	while (tl_mono() - t0 < timeout) {
 		if (scans_recorded(mnt, row) == 1 && !strcmp(row->state, "complete"))
 			return true;
-		mdt_sleep(0.1);
+		tl_sleep(0.1);
 	}
 	return false;
 }
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 		CHECK(rc == 1 && strstr(reply, "permission denied"), "'%s' as nobody: %s",
 		      refused[i], reply);
 	}
-	mdt_sleep(1);
+	tl_sleep(1);
 	CHECK_INT(scans_recorded(MNT, &row), 0);
 
 	/* 2. nobody in the control group: allowed. */

@@ -43,13 +43,13 @@ static bool status_has(const char *text)
 /* Wait until @cond holds (polled), at most @timeout s; seconds or -1. */
 #define WAIT_FOR(cond, timeout)                                                 \
 	({                                                                      \
-		double t0_ = mdt_mono(), r_ = -1;                               \
-		while (mdt_mono() - t0_ < (timeout)) {                          \
+		double t0_ = tl_mono(), r_ = -1;                               \
+		while (tl_mono() - t0_ < (timeout)) {                          \
 			if (cond) {                                             \
-				r_ = mdt_mono() - t0_;                          \
+				r_ = tl_mono() - t0_;                          \
 				break;                                          \
 			}                                                       \
-			mdt_sleep(0.1);                                         \
+			tl_sleep(0.1);                                         \
 		}                                                               \
 		r_;                                                             \
 	})
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
 	vt_must("dmsetup message dust 0 enable");
-	mdt_evict(FX_MNT "/victim.bin");
+	tl_evict(FX_MNT "/victim.bin");
 	int err = mdt_read_file(FX_MNT "/victim.bin");
 	CHECK(err == EIO, "reading victim.bin: %s, expected EIO", strerror(err));
 	/* its finding counted, and kept (the shutdown report may be kept too) */

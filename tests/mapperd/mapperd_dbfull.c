@@ -68,9 +68,9 @@ int main(int argc, char **argv)
 	/* 4. */
 	char reply[4096];
 	CHECK_INT(mdt_request("scan metadata " FX_MNT, reply, sizeof(reply)), 0);
-	double end = mdt_mono() + 120;
-	while (!log_has("metadata scan failed") && mdt_mono() < end)
-		mdt_sleep(0.5);
+	double end = tl_mono() + 120;
+	while (!log_has("metadata scan failed") && tl_mono() < end)
+		tl_sleep(0.5);
 	vt_sh("grep -F 'scan failed' " MDT_LOG);
 	CHECK(log_has("metadata scan failed: the database: " DB), "the log does not name the "
 	      "database");

@@ -188,11 +188,11 @@ struct step3_reports {
 static bool wait_reports(int fan, uint32_t n, uint64_t other, struct step3_reports *r)
 {
 	struct kt_fserror ev[8];
-	double end = mdt_mono() + 10;
+	double end = tl_mono() + 10;
 	bool grace = false;
 
 	*r = (struct step3_reports){ 0 };
-	while (mdt_mono() < end) {
+	while (tl_mono() < end) {
 		int got = kt_fserror_read(fan, 200, ev, 8);
 
 		for (int i = 0; i < got; i++) {
@@ -203,7 +203,7 @@ static bool wait_reports(int fan, uint32_t n, uint64_t other, struct step3_repor
 		}
 		if (r->errors >= n && !grace) {
 			grace = true;
-			end = mdt_mono() + 1;
+			end = tl_mono() + 1;
 		}
 	}
 	return r->errors >= n;
@@ -221,16 +221,16 @@ static bool kernel_names_inode(int fan, uint64_t ino)
 	struct kt_fserror ev[8];
 	bool named = false;
 	int got = 0, n;
-	double end = mdt_mono() + 10;
+	double end = tl_mono() + 10;
 
 	/* After the first report, 3 s more for one that names the inode. */
-	while (!named && mdt_mono() < end && (n = kt_fserror_read(fan, 1000, ev, 8)) >= 0) {
+	while (!named && tl_mono() < end && (n = kt_fserror_read(fan, 1000, ev, 8)) >= 0) {
 		for (int i = 0; i < n; i++) {
 			kt_fserror_print("step 4 report", &ev[i]);
 			named |= ev[i].has_inode && ev[i].ino == ino;
 		}
-		if (n > 0 && got == 0 && mdt_mono() + 3 < end)
-			end = mdt_mono() + 3;
+		if (n > 0 && got == 0 && tl_mono() + 3 < end)
+			end = tl_mono() + 3;
 		got += n;
 	}
 	CHECK(got > 0, "the kernel reported nothing for the corrupt inode core within 10 s");
@@ -240,16 +240,16 @@ static bool kernel_names_inode(int fan, uint64_t ino)
 /* A scan an event asked for holds the filesystem open: unmount after it. */
 static void wait_scans_idle(void)
 {
-	double end = mdt_mono() + 180;
+	double end = tl_mono() + 180;
 	const char *v;
 
-	while (mdt_mono() < end) {
+	while (tl_mono() < end) {
 		bool busy = (v = mdt_status_field(FX_MNT, "running")) && !strncmp(v, "true", 4);
 
 		busy |= (v = mdt_status_field(FX_MNT, "queued")) && !strncmp(v, "true", 4);
 		if (!busy)
 			return;
-		mdt_sleep(0.2);
+		tl_sleep(0.2);
 	}
 	CHECK(0, "the event scans of %s still run after 180 s", FX_MNT);
 }
@@ -287,9 +287,9 @@ int main(int argc, char **argv)
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
-	double t_tree = mdt_mono();
+	double t_tree = tl_mono();
 	fx_build_tree();
-	printf("tree built in %.1f s\n", mdt_mono() - t_tree);
+	printf("tree built in %.1f s\n", tl_mono() - t_tree);
 
 	/* Ground truth from FIEMAP / GETBMAPX / lstat, before any damage. */
 	const uint64_t thesis_off = 128 * KiB;
@@ -319,10 +319,10 @@ int main(int argc, char **argv)
 	/* 1. A file's data block goes bad; an application reads the file. */
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(thesis_phys / 4096));
 	vt_must("dmsetup message dust 0 enable");
-	mdt_evict(FX_MNT "/docs/thesis.pdf");
-	double t0 = mdt_mono();
+	tl_evict(FX_MNT "/docs/thesis.pdf");
+	double t0 = tl_mono();
 	int err = mdt_read_file(FX_MNT "/docs/thesis.pdf");
-	printf("the read failed after %.3f s\n", mdt_mono() - t0);
+	printf("the read failed after %.3f s\n", tl_mono() - t0);
 	CHECK(err == EIO, "reading docs/thesis.pdf: %s, expected EIO", strerror(err));
 	struct want w = { "file", thesis_ino, thesis_phys, NULL };
 	double latency = mdt_wait_finding(match, &w, t0, 10, &f);
@@ -352,9 +352,9 @@ int main(int argc, char **argv)
 		long long before = mdt_status_number("\"events_applied\":");
 		vt_must("mv %s/tree/d07 %s/tree/d07-renamed && mkdir %s/tree/new && "
 			"rmdir %s/tree/new", FX_MNT, FX_MNT, FX_MNT, FX_MNT);
-		double t = mdt_mono();
-		while (mdt_status_number("\"events_applied\":") < before + 4 && mdt_mono() - t < 10)
-			mdt_sleep(0.1);
+		double t = tl_mono();
+		while (mdt_status_number("\"events_applied\":") < before + 4 && tl_mono() - t < 10)
+			tl_sleep(0.1);
 		CHECK(mdt_status_number("\"events_applied\":") >= before + 4,
 		      "directory events not applied: %lld, then %lld", before,
 		      mdt_status_number("\"events_applied\":"));
@@ -365,15 +365,15 @@ int main(int argc, char **argv)
 		vt_must("mkdir %s/flood && cd %s/flood && seq -w 1 20000 | xargs touch", FX_MNT,
 			FX_MNT);
 		kill(pid, SIGCONT);
-		t = mdt_mono();
-		while (mdt_status_number("\"resets\":") < 1 && mdt_mono() - t < 10)
-			mdt_sleep(0.1);
+		t = tl_mono();
+		while (mdt_status_number("\"resets\":") < 1 && tl_mono() - t < 10)
+			tl_sleep(0.1);
 		CHECK_INT(mdt_status_number("\"resets\":"), 1);
 		CHECK_INT(mdt_status_number("\"ready\":"), 0);
-		while (mdt_status_number("\"ready\":") < 1 && mdt_mono() - t < 40)
-			mdt_sleep(0.2);
-		printf("directory index rebuilt %.1f s after the overflow was seen\n", mdt_mono() - t);
-		CHECK(mdt_mono() - t >= 8, "rebuilt before its delay");
+		while (mdt_status_number("\"ready\":") < 1 && tl_mono() - t < 40)
+			tl_sleep(0.2);
+		printf("directory index rebuilt %.1f s after the overflow was seen\n", tl_mono() - t);
+		CHECK(tl_mono() - t >= 8, "rebuilt before its delay");
 		CHECK_INT(mdt_status_number("\"ready\":"), 1);
 		CHECK_INT(mdt_status_number("\"directories\":"), count_dirs());
 		vt_must("rm -r %s/flood", FX_MNT);
@@ -387,7 +387,7 @@ int main(int argc, char **argv)
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(dir_phys / 4096));
 	fx_mount();
 	CHECK(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mount not noticed");
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	err = list_dir(FX_MNT "/bigdir");
 	CHECK(err == EIO, "listing bigdir: %s, expected EIO", strerror(err));
 	struct want wd = { map_owner_kind_name(MAP_OWNER_DIR), dir_ino, dir_phys, NULL };
@@ -408,7 +408,7 @@ int main(int argc, char **argv)
 	/* 3. Two errors before mapperd reads either: one merged report.  The
 	 * kernel delivers its reports from a worker, after the reads have
 	 * failed; mapperd stays stopped until our own listener has both. */
-	mdt_sleep(2.5);		/* past event_scan_interval since step 1's scan */
+	tl_sleep(2.5);		/* past event_scan_interval since step 1's scan */
 	int fan = kt_fserror_listen(FX_MNT);
 	struct kt_fserror stray[8];
 	while (kt_fserror_read(fan, 1000, stray, 8) > 0)
@@ -417,9 +417,9 @@ int main(int argc, char **argv)
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(small_phys / 4096));
 	vt_must("dmsetup message dust 0 addbadblock %llu",
 		(unsigned long long)(archive_phys / 4096));
-	mdt_evict(FX_MNT "/tree/d05/s1/f03.dat");
-	mdt_evict(FX_MNT "/big/archive.tar");
-	t0 = mdt_mono();
+	tl_evict(FX_MNT "/tree/d05/s1/f03.dat");
+	tl_evict(FX_MNT "/big/archive.tar");
+	t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/tree/d05/s1/f03.dat"), EIO);
 	CHECK_INT(mdt_read_file(FX_MNT "/big/archive.tar"), EIO);
 	struct step3_reports rep;
@@ -471,7 +471,7 @@ int main(int argc, char **argv)
 	fx_mount();
 	CHECK(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mount not noticed");
 	fan = kt_fserror_listen(FX_MNT);
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	struct stat st;
 	err = stat(FX_MNT "/tree/d02/s0/f01.dat", &st) == 0 ? 0 : errno;
 	CHECK(err == EUCLEAN, "stat of %s: %s, expected EUCLEAN", broken, strerror(err));

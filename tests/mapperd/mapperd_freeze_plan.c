@@ -65,7 +65,7 @@ static pid_t ask_async(const char *line, const char *want)
 static int ask(const char *line, const char *want)
 {
 	pid_t pid = ask_async(line, want);
-	int rc = mdt_wait_child(pid, ANSWER_BOUND_S);
+	int rc = tl_wait_child(pid, ANSWER_BOUND_S);
 
 	if (rc < 0) {
 		kill(pid, SIGKILL);
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	/* The fixture is what it claims: a repair request waits for the thaw. */
-	int early = mdt_wait_child(prober, 3);
+	int early = tl_wait_child(prober, 3);
 	CHECK(early < 0, "xfs_io 'repair probe' returned (%d) on a frozen filesystem: no hang "
 	      "to test with", early);
 
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 	CHECK_INT(ask("status", NULL), 0);
 	CHECK_INT(ask("progress", NULL), 0);
 	/* Answered while still frozen: no plan, and why. */
-	int planned = mdt_wait_child(planner, ANSWER_BOUND_S);
+	int planned = tl_wait_child(planner, ANSWER_BOUND_S);
 	if (planned < 0) {
 		kill(planner, SIGKILL);
 		waitpid(planner, NULL, 0);
@@ -119,13 +119,13 @@ int main(int argc, char **argv)
 	/* 4. */
 	vt_must("xfs_freeze -u " FX_MNT);
 	if (early < 0)
-		mdt_wait_child(prober, ANSWER_BOUND_S);
+		tl_wait_child(prober, ANSWER_BOUND_S);
 	/* The probe left waiting returns at the thaw; until it has, a new
 	 * request is told to ask again. */
-	double end = mdt_mono() + ANSWER_BOUND_S;
+	double end = tl_mono() + ANSWER_BOUND_S;
 	int again;
-	while ((again = ask("repair-plan " FX_MNT, "\"findings\"")) != 0 && mdt_mono() < end)
-		mdt_sleep(0.5);
+	while ((again = ask("repair-plan " FX_MNT, "\"findings\"")) != 0 && tl_mono() < end)
+		tl_sleep(0.5);
 	CHECK_INT(again, 0);
 	int status = mdt_stop(pid);
 	CHECK_INT(status, 0);

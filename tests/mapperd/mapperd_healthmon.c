@@ -106,8 +106,8 @@ static void latency_figure(int m, const struct want *lat)
 		struct map_finding f;
 
 		snprintf(path, sizeof(path), FX_MNT "/lat/f%03d.bin", i);
-		int err = mdt_read_block(path, lat[i].offset);
-		double failed = mdt_mono();
+		int err = tl_read_block(path, lat[i].offset);
+		double failed = tl_mono();
 		CHECK(err == EIO, "%s at %llu: %s, expected EIO", path,
 		      (unsigned long long)lat[i].offset, err ? strerror(err) : "no error");
 		double waited = mdt_wait_finding(match, (void *)&lat[i], failed, 30, &f);
@@ -167,8 +167,8 @@ int main(int argc, char **argv)
 	vt_must("dmsetup message dust 0 enable");
 
 	long long io0 = disk_read_bytes(disk);
-	double t0 = mdt_mono();
-	int err = mdt_read_block(FX_MNT "/big.bin", BAD_AT);
+	double t0 = tl_mono();
+	int err = tl_read_block(FX_MNT "/big.bin", BAD_AT);
 	CHECK(err == EIO, "reading big.bin at 6 MiB: %s, expected EIO",
 	      err ? strerror(err) : "no error");
 	double waited = mdt_wait_finding(match, &w, t0, 30, &f);
@@ -210,14 +210,14 @@ int main(int argc, char **argv)
 	MDT_CHECK_STATUS(FX_MNT, "fanotify", "true");
 	CHECK(vt_sh("grep -q 'another one, e.g. xfs_healer' %s", MDT_LOG) == 0,
 	      "the log does not say why the health monitor is not used");
-	mdt_sleep(2.5);				/* past the dedup window */
-	err = mdt_read_block(FX_MNT "/big.bin", BAD_AT);
+	tl_sleep(2.5);				/* past the dedup window */
+	err = tl_read_block(FX_MNT "/big.bin", BAD_AT);
 	CHECK(err == EIO, "reading big.bin at 6 MiB again: %s", err ? strerror(err) : "no error");
-	double end = mdt_mono() + 30;
-	while (mdt_count_events("fanotify") < 1 && mdt_mono() < end)
-		mdt_sleep(0.05);
+	double end = tl_mono() + 30;
+	while (mdt_count_events("fanotify") < 1 && tl_mono() < end)
+		tl_sleep(0.05);
 	CHECK(mdt_count_events("fanotify") >= 1, "the read did not arrive through fanotify");
-	CHECK(mdt_wait_finding(match, &w, mdt_mono(), 5, &f) >= 0, "the finding is gone");
+	CHECK(mdt_wait_finding(match, &w, tl_mono(), 5, &f) >= 0, "the finding is gone");
 	map_finding_clear(&f);
 
 	/* 4 */

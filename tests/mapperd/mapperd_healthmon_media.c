@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 	vt_must("dmsetup message dust 0 enable");
 
 	/* 1: the kernel's media verification, reported */
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 	verify_media(w.physical);
 	double waited = mdt_wait_finding(match, &w, t0, 30, &f);
 	CHECK(waited >= 0, "no finding for data.bin's block at 512 KiB (device byte %llu)",
@@ -132,13 +132,13 @@ int main(int argc, char **argv)
 
 	/* 2: a forced shutdown */
 	vt_must("xfs_io -x -c 'shutdown' %s", FX_MNT);
-	double end = mdt_mono() + 15;
-	while (!mdt_status_is(FX_MNT, "shut_down", "true") && mdt_mono() < end)
-		mdt_sleep(0.05);
+	double end = tl_mono() + 15;
+	while (!mdt_status_is(FX_MNT, "shut_down", "true") && tl_mono() < end)
+		tl_sleep(0.05);
 	MDT_CHECK_STATUS(FX_MNT, "shut_down", "true");
-	end = mdt_mono() + 15;
-	while (mdt_count_events_with("healthmon", "shutdown, reasons") < 1 && mdt_mono() < end)
-		mdt_sleep(0.1);
+	end = tl_mono() + 15;
+	while (mdt_count_events_with("healthmon", "shutdown, reasons") < 1 && tl_mono() < end)
+		tl_sleep(0.1);
 	CHECK(mdt_count_events_with("healthmon", "shutdown, reasons") >= 1,
 	      "no healthmon event records the shutdown");
 

@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 	REQUIRE(hm && !strncmp(hm, "\"on\"", 4), "health monitor not on: %.60s", hm ? hm : "-");
 
 	/* 1. sick: a finding opens */
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 	int n = list_dir(FX_MNT "/dir");
 	CHECK(n == -EUCLEAN, "listing dir: %s, expected EUCLEAN", n < 0 ? strerror(-n) : "worked");
 	double waited = mdt_wait_finding(match, &w, t0, 30, &f);
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	      "no healthmon event names inode %llu", (unsigned long long)w.ino);
 
 	/* 2. repaired online: healthy closes it */
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	CHECK(vt_sh("xfs_io -x -c 'repair directory' %s/dir", FX_MNT) == 0,
 	      "xfs_io repair directory failed");
 	w.state = MAP_STATE_RESOLVED;
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	fx_mount();
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s again",
 		FX_MNT);
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	n = list_dir(FX_MNT "/dir");
 	CHECK(n == -EUCLEAN, "listing dir again: %s, expected EUCLEAN",
 	      n < 0 ? strerror(-n) : "worked");

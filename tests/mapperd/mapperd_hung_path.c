@@ -54,7 +54,7 @@ static int ask(const char *line)
 		fflush(stdout);
 		_exit(rc == 0 ? 0 : rc == 1 ? 1 : 2);
 	}
-	int rc = mdt_wait_child(pid, ANSWER_BOUND_S);
+	int rc = tl_wait_child(pid, ANSWER_BOUND_S);
 	if (rc < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 		_exit(stat(HUNG_PATH, &sb) == 0 ? 0 : 1);
 	}
 	/* The fixture is what it claims: the lookup waits for the device. */
-	int early = mdt_wait_child(looker, 3);
+	int early = tl_wait_child(looker, 3);
 	CHECK(early < 0, "stat(%s) returned on a suspended device: no hang to test with",
 	      HUNG_PATH);
 
@@ -103,15 +103,15 @@ int main(int argc, char **argv)
 	/* 4. */
 	vt_must("dmsetup resume dust");
 	if (early < 0)
-		CHECK_INT(mdt_wait_child(looker, ANSWER_BOUND_S), 0);
+		CHECK_INT(tl_wait_child(looker, ANSWER_BOUND_S), 0);
 	static char reply[1 << 20];
-	double end = mdt_mono() + 120;
+	double end = tl_mono() + 120;
 	bool running = true;
-	while (running && mdt_mono() < end) {
+	while (running && tl_mono() < end) {
 		running = mdt_request("status json", reply, sizeof(reply)) != 0 ||
 			  strstr(reply, "\"running\":true") != NULL;
 		if (running)
-			mdt_sleep(0.5);
+			tl_sleep(0.5);
 	}
 	CHECK(!running, "the scan asked for did not end after resume");
 	int status = mdt_stop(pid);

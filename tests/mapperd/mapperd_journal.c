@@ -110,11 +110,11 @@ static bool parse(const char *p, size_t len, struct record *r)
  * comes as a sealed memfd (SCM_RIGHTS) and an empty datagram. */
 static void receive(double timeout)
 {
-	double end = mdt_mono() + timeout;
+	double end = tl_mono() + timeout;
 	static char buf[1 << 20];
 
 	for (;;) {
-		double left = end - mdt_mono();
+		double left = end - tl_mono();
 		struct pollfd p = { .fd = sock, .events = POLLIN };
 		union {
 			struct cmsghdr h;
@@ -167,10 +167,10 @@ static const struct record *find(const char *name, const char *value)
 
 static const struct record *wait_record(const char *name, const char *value, double timeout)
 {
-	double end = mdt_mono() + timeout;
+	double end = tl_mono() + timeout;
 	const struct record *r;
 
-	while (!(r = find(name, value)) && mdt_mono() < end)
+	while (!(r = find(name, value)) && tl_mono() < end)
 		receive(0.2);
 	return r;
 }
@@ -225,12 +225,12 @@ static int log_count(const char *text)
 
 static bool wait_log(const char *text, double timeout)
 {
-	double end = mdt_mono() + timeout;
+	double end = tl_mono() + timeout;
 
 	while (log_count(text) == 0) {
-		if (mdt_mono() > end)
+		if (tl_mono() > end)
 			return false;
-		mdt_sleep(0.2);
+		tl_sleep(0.2);
 	}
 	return true;
 }
@@ -244,7 +244,7 @@ static void damage(const char *rel, uint64_t offset)
 	snprintf(path, sizeof(path), FX_MNT "/%s", rel);
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
 	vt_must("dmsetup message dust 0 enable");
-	mdt_evict(path);
+	tl_evict(path);
 	CHECK_INT(mdt_read_file(path), EIO);
 }
 

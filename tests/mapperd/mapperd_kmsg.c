@@ -112,8 +112,8 @@ static void expect_finding(const char *what, const char *path, const char *rel, 
 	struct want w = { ino_of(path), offset };
 	struct map_finding f;
 
-	mdt_evict(path);
-	double t0 = mdt_mono();
+	tl_evict(path);
+	double t0 = tl_mono();
 	int err = mdt_read_file(path);
 	CHECK(err == EIO, "%s: reading %s: %s, expected EIO", what, path, strerror(err));
 	double latency = mdt_wait_finding(match, &w, t0, 10, &f);
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
 	/* Our own reads of the bad sectors are logged too: they must not come
 	 * back as reports (that would loop). */
 	long long before = mdt_status_number("\"received\":");
-	mdt_sleep(3);
+	tl_sleep(3);
 	long long after = mdt_status_number("\"received\":");
 	printf("reports received: %lld, 3 s later %lld\n", before, after);
 	CHECK(before == after, "reports keep coming: %lld then %lld", before, after);

@@ -52,18 +52,18 @@ static bool one_event(int i, long long *received)
 	char path[128];
 
 	snprintf(path, sizeof(path), "%s/%s", FX_MNT, paths[i % NFILES]);
-	mdt_evict(path);
+	tl_evict(path);
 	if (mdt_read_file(path) != EIO)
 		return false;
-	double t0 = mdt_mono();
-	while (mdt_mono() - t0 < 10) {
+	double t0 = tl_mono();
+	while (tl_mono() - t0 < 10) {
 		long long n = mdt_status_number("\"received\":");
 
 		if (n > *received) {
 			*received = n;
 			return true;
 		}
-		mdt_sleep(0.002);
+		tl_sleep(0.002);
 	}
 	return false;
 }
@@ -71,9 +71,9 @@ static bool one_event(int i, long long *received)
 /* Everything received has been dealt with. */
 static bool wait_idle(double timeout)
 {
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 
-	while (mdt_mono() - t0 < timeout) {
+	while (tl_mono() - t0 < timeout) {
 		long long rec = mdt_status_number("\"received\":");
 		long long done = mdt_status_number("\"processed\":") +
 				 mdt_status_number("\"failed\":") +
@@ -82,7 +82,7 @@ static bool wait_idle(double timeout)
 
 		if (rec >= 0 && done == rec)
 			return true;
-		mdt_sleep(0.1);
+		tl_sleep(0.1);
 	}
 	return false;
 }
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 	/* 1. Counted: descriptors and memory. */
 	pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "not watched");
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 	int ok = 0;
 	for (int i = 0; i < WARMUP; i++)
 		ok += one_event(i, &received);
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	mdt_fd_show(pid);
 	long rss0 = mdt_rss_kib(pid);
 	printf("after %d reports (%.0f s): %d descriptors, %ld KiB resident\n", WARMUP,
-	       mdt_mono() - t0, fd0, rss0);
+	       tl_mono() - t0, fd0, rss0);
 	for (int i = WARMUP; i < EVENTS / 2; i++)
 		ok += one_event(i, &received);
 	mount_cycles(45);
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 	int fd_half = mdt_fd_count(pid);
 	long rss_half = mdt_rss_kib(pid);
 	printf("after %d reports (%.0f s): %d descriptors, %ld KiB resident\n", EVENTS / 2,
-	       mdt_mono() - t0, fd_half, rss_half);
+	       tl_mono() - t0, fd_half, rss_half);
 	for (int i = EVENTS / 2; i < EVENTS; i++)
 		ok += one_event(i, &received);
 	mount_cycles(50);
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 	int fd1 = mdt_fd_count(pid);
 	long rss1 = mdt_rss_kib(pid);
 	printf("after %d reports, 100 mount cycles, 1000 requests (%.0f s): %d descriptors, "
-	       "%ld KiB resident\n", EVENTS, mdt_mono() - t0, fd1, rss1);
+	       "%ld KiB resident\n", EVENTS, tl_mono() - t0, fd1, rss1);
 	CHECK_INT(ok, EVENTS);
 	CHECK(received >= EVENTS, "mapperd received %lld reports, expected %d", received, EVENTS);
 	long long processed = mdt_status_number("\"processed\":");
@@ -198,7 +198,7 @@ valgrind:
 	requests(20);
 	CHECK(mdt_request("scan metadata " FX_MNT, reply, sizeof(reply)) == 0, "scan: %s", reply);
 	REQUIRE(wait_idle(300), "reports still queued under valgrind");
-	mdt_sleep(1);		/* let the scan get going; SIGTERM stops it */
+	tl_sleep(1);		/* let the scan get going; SIGTERM stops it */
 	int status = mdt_stop(pid);
 	printf("mapperd under valgrind exited with %d\n", status);
 	vt_sh("cat %s/valgrind.log", MDT_DIR);

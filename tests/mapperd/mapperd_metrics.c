@@ -49,15 +49,15 @@ static const char *prom_text(void)
 static double wait_line(const char *line, double timeout)
 {
 	char want[512];
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 
 	snprintf(want, sizeof(want), "\n%s\n", line);
-	while (mdt_mono() - t0 < timeout) {
+	while (tl_mono() - t0 < timeout) {
 		const char *t = prom_text();
 
 		if (t && strstr(t, want))
-			return mdt_mono() - t0;
-		mdt_sleep(0.05);
+			return tl_mono() - t0;
+		tl_sleep(0.05);
 	}
 	return -1;
 }
@@ -106,8 +106,8 @@ int main(int argc, char **argv)
 	/* 2. One finding. */
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
 	vt_must("dmsetup message dust 0 enable");
-	mdt_evict(FX_MNT "/victim.bin");
-	double t0 = mdt_mono();
+	tl_evict(FX_MNT "/victim.bin");
+	double t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/victim.bin"), EIO);
 	double stored = mdt_wait_finding(match_file, &ino, t0, 10, NULL);
 	CHECK(stored >= 0, "no finding for victim.bin within 10 s");
@@ -129,26 +129,26 @@ int main(int argc, char **argv)
 
 	/* 3. A scan completes. */
 	REQUIRE(mdt_request("scan metadata " FX_MNT, reply, sizeof(reply)) == 0, "%s", reply);
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	bool complete = false;
-	while (!complete && mdt_mono() - t0 < 180) {
+	while (!complete && tl_mono() - t0 < 180) {
 		complete = atoi(vt_out("sqlite3 " MDT_DB " \"SELECT count(*) FROM scans WHERE "
 				       "state = 'complete' AND do_metadata\"")) == 1;
 		if (!complete)
-			mdt_sleep(0.2);
+			tl_sleep(0.2);
 	}
 	CHECK(complete, "the scan did not complete within 180 s");
 	snprintf(line, sizeof(line), "mapper_last_complete_scan_timestamp_seconds%s,type=\"metadata\"}",
 		 prefix);
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	bool seen = false;
-	while (!seen && mdt_mono() - t0 < FRESH_SECS) {
+	while (!seen && tl_mono() - t0 < FRESH_SECS) {
 		t = prom_text();
 		seen = t && strstr(t, line);
 		if (!seen)
-			mdt_sleep(0.05);
+			tl_sleep(0.05);
 	}
-	printf("scan complete -> in %s after %.3f s\n", PROM, mdt_mono() - t0);
+	printf("scan complete -> in %s after %.3f s\n", PROM, tl_mono() - t0);
 	CHECK(seen, "no '%s' within %.0f s of the scan's end; the file says:\n%s", line,
 	      FRESH_SECS, prom_text() ? text : "(no file)");
 	CHECK_INT(vt_sh("promtool check metrics < " PROM), 0);

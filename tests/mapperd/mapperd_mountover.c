@@ -68,12 +68,12 @@ static bool log_has(const char *text)
 /* Wait up to @secs for a line of the daemon's log holding @text. */
 static bool wait_log(const char *text, double secs)
 {
-	double end = mdt_mono() + secs;
+	double end = tl_mono() + secs;
 
 	while (!log_has(text)) {
-		if (mdt_mono() >= end)
+		if (tl_mono() >= end)
 			return false;
-		mdt_sleep(0.1);
+		tl_sleep(0.1);
 	}
 	return true;
 }
@@ -147,8 +147,8 @@ int main(int argc, char **argv)
 	/* 3. A's bad block through that source. */
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w.physical / 4096));
 	vt_must("dmsetup message dust 0 enable");
-	mdt_evict(FX_MNT "/big.bin");
-	double t0 = mdt_mono();
+	tl_evict(FX_MNT "/big.bin");
+	double t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/big.bin"), EIO);
 	double waited = mdt_wait_finding(match, &w, t0, 20, &f);
 	CHECK(waited >= 0, "no finding for big.bin at %llu (device byte %llu)",

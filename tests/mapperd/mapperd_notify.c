@@ -67,12 +67,12 @@ static size_t count(const char *pattern, char *first, size_t len)
 
 static bool wait_for(const char *pattern, double timeout)
 {
-	double end = mdt_mono() + timeout;
+	double end = tl_mono() + timeout;
 
 	while (count(pattern, NULL, 0) == 0) {
-		if (mdt_mono() > end)
+		if (tl_mono() > end)
 			return false;
-		mdt_sleep(0.1);
+		tl_sleep(0.1);
 	}
 	return true;
 }
@@ -84,12 +84,12 @@ static bool log_has(const char *text)
 
 static bool wait_log(const char *text, double timeout)
 {
-	double end = mdt_mono() + timeout;
+	double end = tl_mono() + timeout;
 
 	while (!log_has(text)) {
-		if (mdt_mono() > end)
+		if (tl_mono() > end)
 			return false;
-		mdt_sleep(0.2);
+		tl_sleep(0.2);
 	}
 	return true;
 }
@@ -158,17 +158,17 @@ int main(int argc, char **argv)
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys2 / 4096));
 	vt_must("dmsetup message dust 0 enable");
-	mdt_evict(FX_MNT "/victim.dat");
-	double t0 = mdt_mono();
+	tl_evict(FX_MNT "/victim.dat");
+	double t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/victim.dat"), EIO);
 	CHECK(wait_for(OUT "/done.damage.*", 20), "the recording hook did not run for damage");
-	printf("EIO -> hook ran in %.2f s\n", mdt_mono() - t0);
+	printf("EIO -> hook ran in %.2f s\n", tl_mono() - t0);
 	CHECK(wait_for(OUT "/sleep-started", 5), "the sleeping hook did not start");
 
 	/* 2. The daemon answers while a hook runs. */
-	double tq = mdt_mono();
+	double tq = tl_mono();
 	CHECK_INT(mdt_request("status", reply, sizeof(reply)), 0);
-	double answered = mdt_mono() - tq;
+	double answered = tl_mono() - tq;
 	printf("status answered in %.3f s while a hook runs\n", answered);
 	/* Under valgrind everything is some 20 times slower. */
 	CHECK(answered < (valgrind ? 3.0 : 1.0), "status took %.3f s while a hook ran", answered);
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 	/* The sleeper: SIGTERM at the timeout, ignored, then SIGKILL. */
 	CHECK(wait_log("20-sleep (damage) killed at notify_timeout by signal 9", TIMEOUT_S + 12),
 	      "the sleeping hook was not killed");
-	printf("sleeping hook killed %.1f s after the report\n", mdt_mono() - t0);
+	printf("sleeping hook killed %.1f s after the report\n", tl_mono() - t0);
 	CHECK(log_has("20-sleep (damage) still runs after") &&
 	      log_has("20-sleep (damage) ignored SIGTERM: SIGKILL"), "TERM then KILL");
 	CHECK(vt_sh("pgrep -f '[/]tmp/mdt-hooks/20-sleep' >/dev/null") != 0, "the sleeping hook lives on");
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 	CHECK_INT(mdt_request("status", reply, sizeof(reply)), 0);
 
 	/* Once: nothing else came of the one bad block. */
-	mdt_sleep(1);
+	tl_sleep(1);
 	CHECK_INT(count(OUT "/env.*", NULL, 0), 1);
 
 	/* 3. The group-writable hook. */
@@ -234,9 +234,9 @@ int main(int argc, char **argv)
 
 	/* 4. A full scan in the daemon finds scanned.dat (and victim.dat again). */
 	CHECK_INT(mdt_request("scan full " FX_MNT, reply, sizeof(reply)), 0);
-	double end = mdt_mono() + 180;
-	while (count(OUT "/done.damage.*", NULL, 0) < 2 && mdt_mono() < end)
-		mdt_sleep(0.2);
+	double end = tl_mono() + 180;
+	while (count(OUT "/done.damage.*", NULL, 0) < 2 && tl_mono() < end)
+		tl_sleep(0.2);
 	CHECK_INT(count(OUT "/done.damage.*", NULL, 0), 2);
 	glob_t g;
 	const char *scan_json = "";

@@ -121,26 +121,26 @@ int main(int argc, char **argv)
 	REQUIRE(mdt_request("scan full " FX_MNT, reply, sizeof(reply)) == 0, "scan: %s", reply);
 
 	/* 1-2. Wait for a checkpoint in the media phase past the first bad block. */
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 	bool ready = false;
 	int polls = 0;
-	while (!ready && mdt_mono() - t0 < 120) {
+	while (!ready && tl_mono() - t0 < 120) {
 		int lrc = latest_scan(&row);
 		if (polls++ % 20 == 0)
-			printf("poll %.1f s: %s, phase %s position %llu\n", mdt_mono() - t0,
+			printf("poll %.1f s: %s, phase %s position %llu\n", tl_mono() - t0,
 			       lrc ? map_strerror(lrc) : "ok", lrc ? "-" : row.phase,
 			       lrc ? 0ULL : (unsigned long long)row.media_position);
 		ready = lrc == 0 && !strcmp(row.phase, "media") &&
 			row.media_position > bad[0].physical &&
 			row.media_position + 16 * MiB < bad[1].physical;
 		if (!ready)
-			mdt_sleep(0.1);
+			tl_sleep(0.1);
 	}
 	REQUIRE(ready, "no media checkpoint past byte %llu in time (phase %s position %llu, "
 		"%llu of %llu bytes in %.1f s, after %.1f s)",
 		(unsigned long long)bad[0].physical, row.phase,
 		(unsigned long long)row.media_position, (unsigned long long)row.media_done,
-		(unsigned long long)row.media_total, row.seconds, mdt_mono() - t0);
+		(unsigned long long)row.media_total, row.seconds, tl_mono() - t0);
 	printf("checkpoint: scan %lld at %llu of %llu bytes\n", (long long)row.id,
 	       (unsigned long long)row.media_done, (unsigned long long)row.media_total);
 	/* The lock: mapctl cannot scan the filesystem the daemon is scanning. */
@@ -160,12 +160,12 @@ int main(int argc, char **argv)
 
 	/* 3. A new daemon resumes it. */
 	pid = mdt_start(NULL);
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	bool done = false;
-	while (!done && mdt_mono() - t0 < 180) {
+	while (!done && tl_mono() - t0 < 180) {
 		done = latest_scan(&row) == 0 && !strcmp(row.state, "complete");
 		if (!done)
-			mdt_sleep(0.2);
+			tl_sleep(0.2);
 	}
 	CHECK(done, "the scan did not complete after the restart (state %s)", row.state);
 	CHECK_INT(row.id, scan_id);
@@ -198,10 +198,10 @@ int main(int argc, char **argv)
 		      FX_MNT, (char *)NULL);
 		_exit(127);
 	}
-	t0 = mdt_mono();
-	while (mdt_mono() - t0 < 30 && !(latest_scan(&row) == 0 && row.id != scan_id &&
+	t0 = tl_mono();
+	while (tl_mono() - t0 < 30 && !(latest_scan(&row) == 0 && row.id != scan_id &&
 					  !strcmp(row.state, "running")))
-		mdt_sleep(0.05);
+		tl_sleep(0.05);
 	int64_t ctl_scan = row.id;
 	CHECK(ctl_scan != scan_id, "mapctl's scan did not start");
 	CHECK(mdt_request("scan metadata " FX_MNT, reply, sizeof(reply)) == 0, "scan: %s", reply);
@@ -209,13 +209,13 @@ int main(int argc, char **argv)
 	waitpid(ctl, &st_ctl, 0);
 	CHECK(WIFEXITED(st_ctl) && WEXITSTATUS(st_ctl) == 1, "mapctl scan status %#x (1: damage)",
 	      st_ctl);
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	done = false;
-	while (!done && mdt_mono() - t0 < 60) {
+	while (!done && tl_mono() - t0 < 60) {
 		done = latest_scan(&row) == 0 && row.id != ctl_scan && row.id != scan_id &&
 		       !strcmp(row.state, "complete");
 		if (!done)
-			mdt_sleep(0.2);
+			tl_sleep(0.2);
 	}
 	CHECK(done, "the daemon's scan did not run after mapctl's");
 	out = vt_out("grep -c 'another scan holds the filesystem' %s", MDT_LOG);

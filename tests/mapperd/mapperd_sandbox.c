@@ -39,13 +39,13 @@ static bool match_file(const struct map_finding *f, void *arg)
 
 static bool wait_idle(double timeout)
 {
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 
-	while (mdt_mono() - t0 < timeout) {
+	while (tl_mono() - t0 < timeout) {
 		if (mdt_request("progress", reply, sizeof(reply)) == 0 &&
 		    strstr(reply, "no scan is running or queued"))
 			return true;
-		mdt_sleep(0.5);
+		tl_sleep(0.5);
 	}
 	return false;
 }
@@ -80,8 +80,8 @@ int main(int argc, char **argv)
 	CHECK(wait_idle(600), "the full scan did not finish");
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
 	vt_must("dmsetup message dust 0 enable");
-	mdt_evict(FX_MNT "/victim.dat");
-	double t0 = mdt_mono();
+	tl_evict(FX_MNT "/victim.dat");
+	double t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/victim.dat"), EIO);
 	CHECK(mdt_wait_finding(match_file, want, t0, 60, NULL) >= 0, "no finding for the EIO read");
 	CHECK_INT(mdt_request("reload", reply, sizeof(reply)), 0);

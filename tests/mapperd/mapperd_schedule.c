@@ -92,11 +92,11 @@ int main(int argc, char **argv)
 	check_autofsck(MNT_B, "\"check\"");
 
 	/* Both are due now: one runs, the other waits. */
-	double t0 = mdt_mono();
-	while (mdt_mono() - t0 < 30 && !(running && queued)) {
+	double t0 = tl_mono();
+	while (tl_mono() - t0 < 30 && !(running && queued)) {
 		running = fs_flag(MNT_A, "running") ? MNT_A : fs_flag(MNT_B, "running") ? MNT_B : NULL;
 		queued = fs_flag(MNT_A, "queued") ? MNT_A : fs_flag(MNT_B, "queued") ? MNT_B : NULL;
-		mdt_sleep(0.2);
+		tl_sleep(0.2);
 	}
 	REQUIRE(running && queued && strcmp(running, queued) != 0,
 		"expected one scheduled scan running and one queued (running %s, queued %s)",
@@ -115,23 +115,23 @@ int main(int argc, char **argv)
 	snprintf(line, sizeof(line), "cancel %s", running);
 	CHECK_INT(mdt_request(line, reply, sizeof(reply)), 0);
 	printf("%s", reply);
-	t0 = mdt_mono();
-	while (mdt_mono() - t0 < 120 && fs_flag(running, "running"))
-		mdt_sleep(0.2);
+	t0 = tl_mono();
+	while (tl_mono() - t0 < 120 && fs_flag(running, "running"))
+		tl_sleep(0.2);
 	REQUIRE(!fs_flag(running, "running"), "the cancelled scan of %s still runs", running);
-	printf("running scan stopped %.1f s after the cancel\n", mdt_mono() - t0);
+	printf("running scan stopped %.1f s after the cancel\n", tl_mono() - t0);
 	check_rearmed("running scan cancelled", running);
 
 	/* 3. the schedule goes on by itself */
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	bool again = false;
-	while (mdt_mono() - t0 < INTERVAL + 60 && !again) {
+	while (tl_mono() - t0 < INTERVAL + 60 && !again) {
 		again = fs_flag(MNT_A, "running") || fs_flag(MNT_B, "running");
-		mdt_sleep(0.5);
+		tl_sleep(0.5);
 	}
 	CHECK(again, "no scheduled scan ran again within %d s of the cancels", INTERVAL + 60);
 	if (again)
-		printf("a scheduled scan runs again %.1f s after the cancels\n", mdt_mono() - t0);
+		printf("a scheduled scan runs again %.1f s after the cancels\n", tl_mono() - t0);
 
 	CHECK_INT(mdt_stop(pid), 0);
 	mdt_show_log();

@@ -46,10 +46,10 @@ static int sock = -1;
 /* Take what arrives within @timeout seconds into msgs[]. */
 static void receive(double timeout)
 {
-	double end = mdt_mono() + timeout;
+	double end = tl_mono() + timeout;
 
 	for (;;) {
-		double left = end - mdt_mono();
+		double left = end - tl_mono();
 		struct pollfd p = { .fd = sock, .events = POLLIN };
 		char buf[4096];
 		union {
@@ -106,10 +106,10 @@ static int find_line(int from, const char *line)
 /* Wait until a datagram from @from on has @line; its index or -1. */
 static int wait_line(int from, const char *line, double timeout)
 {
-	double end = mdt_mono() + timeout;
+	double end = tl_mono() + timeout;
 	int i;
 
-	while ((i = find_line(from, line)) < 0 && mdt_mono() < end)
+	while ((i = find_line(from, line)) < 0 && tl_mono() < end)
 		receive(0.2);
 	return i;
 }
@@ -123,7 +123,7 @@ static bool request_scan(const char *line, char *reply, size_t len)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = MDT_SOCK };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	size_t got = 0;
-	double end = mdt_mono() + 5;
+	double end = tl_mono() + 5;
 
 	reply[0] = '\0';
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
@@ -132,7 +132,7 @@ static bool request_scan(const char *line, char *reply, size_t len)
 			close(fd);
 		return false;
 	}
-	while (!strstr(reply, "queued") && got + 1 < len && mdt_mono() < end) {
+	while (!strstr(reply, "queued") && got + 1 < len && tl_mono() < end) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 
 		if (poll(&p, 1, 200) <= 0)
@@ -195,10 +195,10 @@ int main(int argc, char **argv)
 	REQUIRE(wait_line(gone < 0 ? ready : gone + 1, "STATUS=watching 1 XFS filesystem", 10) >= 0,
 		"STATUS did not follow the new mount");
 	snprintf(line, sizeof(line), "scan media %s", uuid);
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 	bool rc;
-	while (!(rc = request_scan(line, reply, sizeof(reply))) && mdt_mono() - t0 < 10)
-		mdt_sleep(0.2);
+	while (!(rc = request_scan(line, reply, sizeof(reply))) && tl_mono() - t0 < 10)
+		tl_sleep(0.2);
 	REQUIRE(rc, "%s: %s", line, reply);
 	/* The reply names the mount point escaped, on one line: a raw newline
 	 * would let whoever mounts forge reply lines for mapctl. */

@@ -95,12 +95,12 @@ static ssize_t read_within(int fd, char *buf, size_t len, int ms)
 static int ask(int fd, const char *line, char *out, size_t len)
 {
 	size_t got = 0;
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 
 	out[0] = '\0';
 	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || write(fd, "\n", 1) != 1)
 		return -1;
-	while (mdt_mono() - t0 < 10 && got < len - 1) {
+	while (tl_mono() - t0 < 10 && got < len - 1) {
 		ssize_t n = read_within(fd, out + got, len - 1 - got, 100);
 
 		if (n == 0 || n == -2)
@@ -124,11 +124,11 @@ static double wait_closed(int fd, double timeout, double since)
 {
 	char buf[65536];
 
-	while (mdt_mono() - since < timeout) {
+	while (tl_mono() - since < timeout) {
 		ssize_t n = read_within(fd, buf, sizeof(buf), 100);
 
 		if (n == 0 || n == -2)
-			return mdt_mono() - since;
+			return tl_mono() - since;
 	}
 	return -1;
 }
@@ -143,12 +143,12 @@ static void flood(int fd, int tfd)
 {
 	static char req[7000], buf[1 << 16];
 	char tail[64] = "";
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 	bool said = false, sending = true;
 
 	for (size_t i = 0; i + 5 <= sizeof(req); i += 5)
 		memcpy(req + i, "help\n", 5);
-	while (mdt_mono() - t0 < 20) {
+	while (tl_mono() - t0 < 20) {
 		struct pollfd p = { .fd = fd, .events = POLLIN | (sending ? POLLOUT : 0) };
 
 		if (poll(&p, 1, 100) < 0)
@@ -177,7 +177,7 @@ static void flood(int fd, int tfd)
 			}
 		}
 	}
-	double t = mdt_mono() - t0;
+	double t = tl_mono() - t0;
 	if (write(tfd, &t, sizeof(t)) != sizeof(t))
 		_exit(3);
 	_exit(t >= 20 ? 2 : said ? 0 : 1);
@@ -241,10 +241,10 @@ int main(int argc, char **argv)
 	config(true);
 	CHECK_INT(mdt_request("reload", reply, sizeof(reply)), 0);
 
-	double t_base = mdt_mono();
+	double t_base = tl_mono();
 	CHECK_INT(vt_sh("timeout 20 %s daemon status --socket %s >/dev/null", mdt_mapctl,
 			MDT_SOCK), 0);
-	t_base = mdt_mono() - t_base;
+	t_base = tl_mono() - t_base;
 	printf("root's mapctl daemon status before: %.3f s\n", t_base);
 
 	/* 2. Clients that do not read, one that floods, many idle ones. */
@@ -252,7 +252,7 @@ int main(int argc, char **argv)
 	static char reqs[NON_READER_REQS * 12 + 1];
 	for (int i = 0; i < NON_READER_REQS; i++)
 		memcpy(reqs + 12 * i, "status json\n", 12);
-	double t_silent = mdt_mono();
+	double t_silent = tl_mono();
 	for (int i = 0; i < NON_READERS; i++) {
 		silent[i] = connect_as(4201 + (uid_t)i, 4201 + (gid_t)i, NO_GROUP);
 		REQUIRE(silent[i] >= 0, "cannot connect");
@@ -271,10 +271,10 @@ int main(int argc, char **argv)
 	close(tpipe[1]);
 
 	int idle[IDLE_HOLDERS], held = 0, refused_seen = 0;
-	double t_idle = mdt_mono();
+	double t_idle = tl_mono();
 	for (int i = 0; i < IDLE_HOLDERS; i++)
 		idle[i] = connect_as(NOBODY, NOBODY, NO_GROUP);
-	mdt_sleep(1);
+	tl_sleep(1);
 	for (int i = 0; i < IDLE_HOLDERS; i++) {
 		char b[256];
 
@@ -295,8 +295,8 @@ int main(int argc, char **argv)
 	/* A read error still becomes a finding meanwhile. */
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(want[1] / 4096));
 	vt_must("dmsetup message dust 0 enable");
-	mdt_evict(FX_MNT "/victim.dat");
-	double t0 = mdt_mono();
+	tl_evict(FX_MNT "/victim.dat");
+	double t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/victim.dat"), EIO);
 	double t = mdt_wait_finding(match_file, want, t0, 10, NULL);
 	printf("EIO -> finding in %.3f s while the clients misbehave\n", t);
@@ -305,17 +305,17 @@ int main(int argc, char **argv)
 	/* Root is answered at once meanwhile: within 5 s more than before the
 	 * clients came (starting mapctl alone can take seconds in a loaded
 	 * guest), and a request on a socket within 3 s. */
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	rc = vt_sh("timeout 20 %s daemon status --socket %s >/dev/null", mdt_mapctl, MDT_SOCK);
-	t = mdt_mono() - t0;
+	t = tl_mono() - t0;
 	printf("root's mapctl daemon status: exit %d after %.3f s\n", rc, t);
 	/* exit 0: answered, nothing open; 1: answered, findings open */
 	CHECK(rc <= 1 && t < t_base + 5, "root's mapctl daemon status: exit %d after %.3f s", rc,
 	      t);
-	t0 = mdt_mono();
+	t0 = tl_mono();
 	int rfd = connect_as(0, 0, NO_GROUP);
 	rc = rfd >= 0 ? ask(rfd, "status json", reply, sizeof(reply)) : -1;
-	t = mdt_mono() - t0;
+	t = tl_mono() - t0;
 	if (rfd >= 0)
 		close(rfd);
 	printf("root's status json: %d after %.3f s\n", rc, t);
@@ -361,7 +361,7 @@ int main(int argc, char **argv)
 	ssize_t n = read_within(lfd, reply, sizeof(reply) - 1, 5000);
 	reply[n > 0 ? n : 0] = '\0';
 	CHECK(strstr(reply, "error: request line too long") != NULL, "endless line: '%s'", reply);
-	CHECK(wait_closed(lfd, 5, mdt_mono()) >= 0, "an endless line's connection stays open");
+	CHECK(wait_closed(lfd, 5, tl_mono()) >= 0, "an endless line's connection stays open");
 	close(lfd);
 
 	/* 4. Counted, and the daemon is fine. */

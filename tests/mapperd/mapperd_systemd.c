@@ -82,12 +82,12 @@ static void check_prop(const char *name, const char *want)
 /* Wait until shell condition @cond holds; false at the deadline. */
 static bool wait_sh(const char *cond, double timeout)
 {
-	double end = vt_mono() + timeout;
+	double end = tl_mono() + timeout;
 
 	while (vt_sh("%s", cond) != 0) {
-		if (vt_mono() > end)
+		if (tl_mono() > end)
 			return false;
-		mdt_sleep(0.5);
+		tl_sleep(0.5);
 	}
 	return true;
 }
@@ -106,12 +106,12 @@ static bool watched(const char *mnt)
 
 static bool wait_watched(const char *mnt, bool present, double timeout)
 {
-	double end = vt_mono() + timeout;
+	double end = tl_mono() + timeout;
 
 	while (watched(mnt) != present) {
-		if (vt_mono() > end)
+		if (tl_mono() > end)
 			return false;
-		mdt_sleep(0.5);
+		tl_sleep(0.5);
 	}
 	return true;
 }
@@ -248,7 +248,7 @@ static void step_damage(const char *uuid, uint64_t ino)
 	snprintf(path, sizeof(path), FX_MNT "/" VICTIM);
 	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
 	vt_must("dmsetup message dust 0 enable");
-	mdt_evict(path);
+	tl_evict(path);
 	CHECK_INT(mdt_read_file(path), EIO);
 
 	snprintf(filter, sizeof(filter), "MESSAGE_ID=" ID_DAMAGE " MAPPER_FS_UUID=%s", uuid);
@@ -354,7 +354,7 @@ int main(int argc, char **argv)
 	REQUIRE(argc == 3, "usage: %s DEBDIR DEVICE", argv[0]);
 	REQUIRE(strstr(vt_out("readlink /proc/1/exe"), "systemd"),
 		"PID 1 is not systemd: run under vm/run --systemd");
-	double t0 = vt_mono();
+	double t0 = tl_mono();
 
 	step_install(argv[1]);
 	step_not_ready();
@@ -376,7 +376,7 @@ int main(int argc, char **argv)
 	step_reload();
 	step_security_and_stop();
 	step_upgrade_purge(argv[1]);
-	printf("mapperd_systemd: %.1f s\n", vt_mono() - t0);
+	printf("mapperd_systemd: %.1f s\n", tl_mono() - t0);
 
 	fx_teardown();
 	return check_done();

@@ -31,22 +31,6 @@ int mdt_args(int argc, char **argv)
 	return 3;
 }
 
-double mdt_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-void mdt_sleep(double seconds)
-{
-	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 void mdt_write_config(const char *extra)
 {
 	FILE *f;
@@ -215,8 +199,8 @@ pid_t mdt_start(const char *wrapper)
 	printf("started mapperd%s%s (pid %d)\n", wrapper ? " under " : "", wrapper ? wrapper : "",
 	       (int)pid);
 	fflush(stdout);
-	double t0 = mdt_mono();
-	while (mdt_mono() - t0 < 120) {
+	double t0 = tl_mono();
+	while (tl_mono() - t0 < 120) {
 		int st;
 
 		if (mdt_request("status", reply, sizeof(reply)) == 0)
@@ -225,7 +209,7 @@ pid_t mdt_start(const char *wrapper)
 			mdt_show_log();
 			REQUIRE(0, "mapperd exited at start (status %#x)", st);
 		}
-		mdt_sleep(0.05);
+		tl_sleep(0.05);
 	}
 	mdt_show_log();
 	REQUIRE(0, "mapperd did not answer on %s within 120 s", MDT_SOCK);
@@ -262,13 +246,13 @@ long long mdt_status_number(const char *key)
 
 double mdt_wait_dirindex(double timeout)
 {
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 
 	do {
 		if (mdt_status_number("\"ready\":") + mdt_status_number("\"unneeded\":") >= 1)
-			return mdt_mono() - t0;
-		mdt_sleep(0.05);
-	} while (mdt_mono() - t0 < timeout);
+			return tl_mono() - t0;
+		tl_sleep(0.05);
+	} while (tl_mono() - t0 < timeout);
 	return -1;
 }
 
@@ -276,27 +260,27 @@ double mdt_wait_watched(const char *mountpoint, bool present, double timeout)
 {
 	static char reply[1 << 20];
 	char want[4200];
-	double t0 = mdt_mono();
+	double t0 = tl_mono();
 
 	/* status json lists each filesystem as {"fs_uuid":..,"mountpoint":"M",...,"fanotify":true,
 	 * "health_monitor":"on"}: either source will do */
 	snprintf(want, sizeof(want), "\"mountpoint\":\"%s\"", mountpoint);
-	while (mdt_mono() - t0 < timeout) {
+	while (tl_mono() - t0 < timeout) {
 		if (mdt_request("status json", reply, sizeof(reply)) == 0) {
 			const char *p = strstr(reply, want);
 			const char *fan = p ? strstr(p, "\"fanotify\":") : NULL;
 
 			if (!present && !p)
-				return mdt_mono() - t0;
+				return tl_mono() - t0;
 			const char *hm = p ? strstr(p, "\"health_monitor\":") : NULL;
 
 			if (present && hm && !strncmp(hm, "\"health_monitor\":\"on\"", 21))
-				return mdt_mono() - t0;
+				return tl_mono() - t0;
 			if (present && fan &&
 			    (mdt_no_fanotify || !strncmp(fan, "\"fanotify\":true", 15)))
-				return mdt_mono() - t0;
+				return tl_mono() - t0;
 		}
-		mdt_sleep(0.02);
+		tl_sleep(0.02);
 	}
 	return -1;
 }
@@ -362,15 +346,15 @@ double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), v
 	}
 	if (out)
 		map_finding_init(out);
-	while (mdt_mono() - since < timeout) {
+	while (tl_mono() - since < timeout) {
 		if (!st && map_store_open(MDT_DB, MAP_STORE_READONLY, &st) != 0)
 			st = NULL;	/* not made yet: try again */
 		if (st && scan_findings(&c, st) > 0) {
-			found = mdt_mono() - since;
+			found = tl_mono() - since;
 			break;
 		}
 		if (ifd < 0) {
-			mdt_sleep(0.02);
+			tl_sleep(0.02);
 			continue;
 		}
 		struct pollfd pfd = { .fd = ifd, .events = POLLIN };
@@ -379,7 +363,7 @@ double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), v
 		if (poll(&pfd, 1, 20) > 0)
 			while (read(ifd, buf, sizeof(buf)) > 0)
 				;
-		mdt_sleep(0.001);	/* our own reads may touch the files too */
+		tl_sleep(0.001);	/* our own reads may touch the files too */
 	}
 	if (ifd >= 0)
 		close(ifd);
@@ -464,7 +448,7 @@ int mdt_fd_count(pid_t pid)
 	DIR *d;
 	int n = 0;
 
-	mdt_sleep(0.5);	/* our last request's connection is closed by then */
+	tl_sleep(0.5);	/* our last request's connection is closed by then */
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
 	d = opendir(path);
 	if (!d)
@@ -501,45 +485,6 @@ void mdt_drop_caches(void)
 	REQUIRE(fd >= 0, "drop_caches: %s", strerror(errno));
 	REQUIRE(write(fd, "3\n", 2) == 2, "drop_caches: %s", strerror(errno));
 	close(fd);
-}
-
-void mdt_evict(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	REQUIRE(fd >= 0, "%s: %s", path, strerror(errno));
-	REQUIRE(fdatasync(fd) == 0, "fdatasync %s: %s", path, strerror(errno));
-	REQUIRE(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0, "fadvise %s", path);
-	close(fd);
-}
-
-int mdt_read_block(const char *path, uint64_t off)
-{
-	char buf[4096];
-
-	mdt_evict(path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	REQUIRE(fd >= 0, "%s: %s", path, strerror(errno));
-	ssize_t got = pread(fd, buf, sizeof(buf), (off_t)off);
-	int err = got < 0 ? errno : 0;
-	close(fd);
-	return err;
-}
-
-int mdt_wait_child(pid_t pid, double secs)
-{
-	double end = mdt_mono() + secs;
-	int st;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		if (mdt_mono() > end)
-			return -1;
-		mdt_sleep(0.1);
-	}
 }
 
 int mdt_read_file(const char *path)

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "map.h"
+#include "testlib.h"
 
 #define MDT_DIR "/run/mdtest"
 #define MDT_DB MDT_DIR "/mapper.db"
@@ -62,7 +63,7 @@ double mdt_wait_dirindex(double timeout);
 
 /* Wait for a stored finding that @match accepts; copies it into @out (paths
  * included, free with map_finding_clear).  Returns seconds waited from
- * @since (md_mono()-style clock, see mdt_mono) or -1 on timeout. */
+ * @since (tl_mono()) or -1 on timeout. */
 double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), void *arg,
 			double since, double timeout, struct map_finding *out);
 /* How many stored findings @match accepts. */
@@ -79,8 +80,6 @@ bool mdt_status_is(const char *mnt, const char *key, const char *want);
 	CHECK(mdt_status_is(mnt, key, want), "status %s of %s: %.70s, expected %s", key, mnt, \
 	      mdt_status_field(mnt, key) ? mdt_status_field(mnt, key) : "(none)", want)
 
-double mdt_mono(void);
-void mdt_sleep(double seconds);
 /* Open descriptors and resident memory (KiB) of a process.  The count is
  * taken after the daemon had a moment to close connections we just made;
  * with @show, what each descriptor is gets printed. */
@@ -90,14 +89,7 @@ long mdt_rss_kib(pid_t pid);
 
 /* Drop the page cache so the next read goes to the disk. */
 void mdt_drop_caches(void);
-/* Drop one file's cached pages only (the rest of the system stays warm). */
-void mdt_evict(const char *path);
 /* Read a whole file; 0 or the errno the read failed with. */
 int mdt_read_file(const char *path);
-/* 4 KiB of @path at @off, its cached pages dropped first: 0 or the errno. */
-int mdt_read_block(const char *path, uint64_t off);
-/* Wait up to @secs for child @pid: its exit status (128 + signal when
- * killed), or -1 if it is still running. */
-int mdt_wait_child(pid_t pid, double secs);
 
 #endif

@@ -68,16 +68,16 @@ int main(int argc, char **argv)
 	CHECK_INT(now.read_only, 0);
 
 	/* what costs what: 50 of each */
-	double t = vt_mono();
+	double t = tl_mono();
 	for (int i = 0; i < 50; i++) {
 		REQUIRE(map_fs_open(MNT, &fs) == 0, "map_fs_open");
 		map_fs_close(fs);
 	}
-	double t_open = (vt_mono() - t) / 50;
-	t = vt_mono();
+	double t_open = (tl_mono() - t) / 50;
+	t = tl_mono();
 	for (int i = 0; i < 50; i++)
 		REQUIRE(reopen(&first, NULL) == 0, "map_fs_reopen");
-	double t_reopen = (vt_mono() - t) / 50;
+	double t_reopen = (tl_mono() - t) / 50;
 	printf("map_fs_open %.2f ms, map_fs_reopen %.3f ms\n", t_open * 1e3, t_reopen * 1e3);
 
 	/* a folder of the same filesystem over its mount point */

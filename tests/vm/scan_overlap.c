@@ -109,10 +109,10 @@ int main(int argc, char **argv)
 		vt_must("xfs_io -f -c 'pwrite -q -S 0x%02x -b 4m 0 %llum' %s/big%d", 0x40 + i, FILE_MB,
 			FX_MNT, i);
 	vt_must("mkdir %s/many", FX_MNT);
-	double t = vt_mono();
+	double t = tl_mono();
 	make_small_files();
 	vt_must("sync");
-	printf("%d small files in %.1f s\n", NDIRS * PER_DIR, vt_mono() - t);
+	printf("%d small files in %.1f s\n", NDIRS * PER_DIR, tl_mono() - t);
 
 	uint64_t bad[2] = { fx_file_physical("big1", 1 * MiB),
 			    fx_file_physical("big3", (FILE_MB - 1) * MiB) };
@@ -135,14 +135,14 @@ int main(int argc, char **argv)
 		       (char *)NULL);
 		_exit(127);
 	}
-	t = vt_mono();
+	t = tl_mono();
 	bool ready = false;
 	int polls = 0;
-	while (!ready && vt_mono() - t < 120) {
+	while (!ready && tl_mono() - t < 120) {
 		bool have = latest_row(&row);
 
 		if (polls++ % 20 == 0)
-			printf("%.1f s: phase %s, media position %" PRIu64 "\n", vt_mono() - t,
+			printf("%.1f s: phase %s, media position %" PRIu64 "\n", tl_mono() - t,
 			       have ? row.phase : "-", have ? row.position : 0);
 		ready = have && !strcmp(row.phase, "metadata") && row.position > bad[0];
 		if (!ready && have && strcmp(row.phase, "metadata") != 0)
@@ -152,10 +152,10 @@ int main(int argc, char **argv)
 	}
 	REQUIRE(ready, "no media checkpoint past byte %" PRIu64 " while the metadata was "
 		"checked (phase %s, position %" PRIu64 ", after %.1f s)", bad[0], row.phase,
-		row.position, vt_mono() - t);
+		row.position, tl_mono() - t);
 	bool finding = !strcmp(sql(FILE_FINDINGS), "big1@1048576");
 	printf("%.1f s: media at byte %" PRIu64 " of %" PRIu64 " while the metadata is checked\n",
-	       vt_mono() - t, row.position, row.total);
+	       tl_mono() - t, row.position, row.total);
 	CHECK(finding, "big1's finding is recorded with the checkpoint past it");
 	CHECK(row.position < bad[1], "the media pass is not past the last bad block yet");
 

@@ -195,14 +195,6 @@ const char *vt_out(const char *fmt, ...)
 	return buf;
 }
 
-double vt_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int vt_debug_locks(void)
 {
 	FILE *f = fopen("/proc/lockdep_stats", "r");

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "testlib.h"
+
 /*
  * Filesystem profiles (vm/run --profile, MAPPER_PROFILE in the guest):
  *   classic: Debian 12's mkfs.xfs 6.1 with the reverse map and reflink, what
@@ -46,8 +48,6 @@ int vt_debug_locks(void);
 int vt_file_extent(const char *path, uint64_t offset, uint64_t *physical, uint32_t *flags);
 /* The same device byte; anything but an answer stops the test. */
 uint64_t vt_file_physical(const char *path, uint64_t offset);
-/* Seconds on the monotonic clock (for timing steps and polling deadlines). */
-double vt_mono(void);
 /* mkfs.xfs -f with the given options on dev and mount it at mnt (created). */
 void vt_mkfs_mount(const char *dev, const char *mkfs_opts, const char *mnt);
 

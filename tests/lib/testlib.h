@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What every kind of test needs (tests/lib, linked by the unit, vm, kernel
+ * and mapperd tests): clocks, temporary folders, waiting for a child, reads
+ * that reach the disk.  Checks are in check.h.  A failure that leaves the
+ * test nothing to go on REQUIREs; the others return an error.
+ */
+#ifndef MAPPER_TESTLIB_H
+#define MAPPER_TESTLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- clocks (clock.c) ---- */
+
+/* CLOCK_MONOTONIC in seconds. */
+double tl_mono(void);
+/* Sleep @seconds, through signals. */
+void tl_sleep(double seconds);
+
+/* ---- temporary folders (tmpdir.c) ---- */
+
+/* Make /tmp/NAME.XXXXXX into @dir (@len bytes). */
+void tl_tmpdir(char *dir, size_t len, const char *name);
+/* Remove @path and everything under it, without a shell, following no
+ * symbolic link and staying on its filesystem: 0 or -errno. */
+int tl_rmtree(const char *path);
+/* check_done(), then @dir removed when every check passed (kept to look at
+ * when one failed). */
+int tl_done(const char *dir);
+/* Remove @dir; a failure is said on stderr, not counted. */
+void tl_cleanup(const char *dir);
+
+/* ---- children (child.c) ---- */
+
+/* Wait up to @secs for child @pid: its exit status (128 + the signal that
+ * killed it), or -1 when it is still running. */
+int tl_wait_child(pid_t pid, double secs);
+
+/* ---- reads that reach the disk (io.c) ---- */
+
+/* Write back @path's dirty pages and drop its cached ones. */
+void tl_evict(const char *path);
+/* Evict @path, then read its 4 KiB at @off: 0 or the errno the read got. */
+int tl_read_block(const char *path, uint64_t off);
+
+#endif
