@@ -15,6 +15,7 @@
 #include "check.h"
 #include "config.h"
 #include "notify_queue.h"
+#include "testlib.h"
 
 static char dir[] = "/tmp/test_mapperd_notify.XXXXXX";
 
@@ -104,9 +105,7 @@ static void test_list_hooks(void)
 	CHECK_INT(l.n, MD_NOTIFY_MAX_HOOKS);
 	CHECK(strstr(r.text, "one hook too many") != NULL, "refusals: %s", r.text);
 
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK_INT(system(cmd), 0);
+	CHECK_INT(tl_rmtree(dir), 0);
 }
 
 static const char *env_get(char **envp, const char *key)

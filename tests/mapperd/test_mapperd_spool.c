@@ -17,6 +17,7 @@
 #include "check.h"
 #include "dbwriter.h"
 #include "spool.h"
+#include "testlib.h"
 
 static char dir[] = "/tmp/mdspoolXXXXXX";
 
@@ -289,14 +290,10 @@ static void bounds(void)
 
 int main(void)
 {
-	char cmd[128];
-
 	REQUIRE(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 	writer();
 	healthy();
 	bounds();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
+	tl_cleanup(dir);
 	return check_done();
 }

@@ -21,6 +21,7 @@
 #include "map.h"
 #include "mapctl.h"
 #include "store_fixture.h"
+#include "testlib.h"
 
 static const char *mapctl;
 static char dir[64];
@@ -448,23 +449,14 @@ int main(int argc, char **argv)
 {
 	REQUIRE(argc == 2, "usage: test_mapctl PATH-TO-MAPCTL");
 	mapctl = argv[1];
-	snprintf(dir, sizeof(dir), "/tmp/test_mapctl.XXXXXX");
-	REQUIRE(mkdtemp(dir), "mkdtemp");
-	test_status_escapes();
-	test_status_max_age();
-	test_resolve_failed_commit();
-	test_locate_wrap();
-	test_hints_quoted();
-	test_option_errors();
-	test_history();
-	test_db_file_errors();
-	int rc = check_done();
-	if (rc == 0) {
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "could not remove %s\n", dir);
-	}
-	return rc;
+	tl_tmpdir(dir, sizeof(dir), "test_mapctl");
+	CHECK_PART(test_status_escapes());
+	CHECK_PART(test_status_max_age());
+	CHECK_PART(test_resolve_failed_commit());
+	CHECK_PART(test_locate_wrap());
+	CHECK_PART(test_hints_quoted());
+	CHECK_PART(test_option_errors());
+	CHECK_PART(test_history());
+	CHECK_PART(test_db_file_errors());
+	return tl_done(dir);
 }

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "map.h"
+#include "testlib.h"
 
 static const char *mapctl;
 static char dir[64];
@@ -287,8 +288,7 @@ int main(int argc, char **argv)
 {
 	REQUIRE(argc == 2, "usage: test_mapctl_cli PATH-TO-MAPCTL");
 	mapctl = argv[1];
-	snprintf(dir, sizeof(dir), "/tmp/test_mapctl_cli.XXXXXX");
-	REQUIRE(mkdtemp(dir), "mkdtemp");
+	tl_tmpdir(dir, sizeof(dir), "test_mapctl_cli");
 	unsetenv("MAPPER_DB");
 	unsetenv("MAPPERD_SOCKET");
 
@@ -297,9 +297,6 @@ int main(int argc, char **argv)
 	test_help();
 	test_files_zero_many();
 
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
+	tl_cleanup(dir);
 	return check_done();
 }

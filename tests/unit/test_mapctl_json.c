@@ -27,6 +27,7 @@
 #include "check.h"
 #include "map.h"
 #include "store_fixture.h"
+#include "testlib.h"
 
 #define UUID_A "5d0c3f7e-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
 #define UUID_B "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
@@ -345,16 +346,12 @@ int main(int argc, char **argv)
 	mapperd = argv[2];
 	schema = argv[3];
 	manpage = argv[4];
-	snprintf(dir, sizeof(dir), "/tmp/test_mapctl_json.XXXXXX");
-	REQUIRE(mkdtemp(dir), "mkdtemp");
+	tl_tmpdir(dir, sizeof(dir), "test_mapctl_json");
 	make_stores();
 	test_schema();
 	test_values();
 	test_schema_can_fail();
 	test_unmounted();
 	test_daemon();
-	int rc = check_done();
-	if (rc == 0)
-		sh("rm -rf %s", dir);
-	return rc;
+	return tl_done(dir);
 }

@@ -21,6 +21,7 @@
 #include "check.h"
 #include "map.h"
 #include "store_fixture.h"
+#include "testlib.h"
 
 /* More than the events table keeps (EVENTS_KEPT in libmap/store.c). */
 #define STORM_EVENTS	20005
@@ -447,23 +448,14 @@ int main(int argc, char **argv)
 
 	REQUIRE(argc == 3, "usage: test_metrics PATH-TO-MAPCTL OUTPUT-FILE");
 	mapctl = argv[1];
-	snprintf(dir, sizeof(dir), "/tmp/test_metrics.XXXXXX");
-	REQUIRE(mkdtemp(dir), "mkdtemp");
+	tl_tmpdir(dir, sizeof(dir), "test_metrics");
 	snprintf(db, sizeof(db), "%s/metrics.db", dir);
 	build_store(db);
-	test_stdout(db, argv[2]);
-	test_output(db);
-	test_output_link(db);
-	test_empty();
-	test_no_database();
-	test_schema2();
-	int rc = check_done();
-	if (rc == 0) {
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "could not remove %s\n", dir);
-	}
-	return rc;
+	CHECK_PART(test_stdout(db, argv[2]));
+	CHECK_PART(test_output(db));
+	CHECK_PART(test_output_link(db));
+	CHECK_PART(test_empty());
+	CHECK_PART(test_no_database());
+	CHECK_PART(test_schema2());
+	return tl_done(dir);
 }

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "map_testing.h"
+#include "testlib.h"
 
 static char root[] = "/tmp/test_path_check.XXXXXX";
 
@@ -82,8 +83,6 @@ int main(void)
 	CHECK_STR(path_last_name("a/b/f"), "f");
 	CHECK_STR(path_last_name("f"), "f");
 
-	char rm[128];
-	snprintf(rm, sizeof(rm), "rm -rf -- '%s'", root);
-	CHECK_INT(system(rm), 0);
+	CHECK_INT(tl_rmtree(root), 0);
 	return check_done();
 }

@@ -19,6 +19,7 @@
 #include "map.h"
 #include "map_testing.h"
 #include "store_fixture.h"
+#include "testlib.h"
 #include "xfs_abi.h"
 
 static char dir[64];
@@ -791,25 +792,16 @@ static void test_replayed_sighting(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/test_store.XXXXXX");
-	REQUIRE(mkdtemp(dir), "mkdtemp");
-	test_root_path();
-	test_unsafe_folder();
-	test_lock_symlink();
-	test_failed_commit();
-	test_inode_media_and_scrub();
-	test_ag_inode_btrees();
-	test_parent_kind();
-	test_resolution();
-	test_migration();
-	test_replayed_sighting();
-	int rc = check_done();
-	if (rc == 0) {
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "could not remove %s\n", dir);
-	}
-	return rc;
+	tl_tmpdir(dir, sizeof(dir), "test_store");
+	CHECK_PART(test_root_path());
+	CHECK_PART(test_unsafe_folder());
+	CHECK_PART(test_lock_symlink());
+	CHECK_PART(test_failed_commit());
+	CHECK_PART(test_inode_media_and_scrub());
+	CHECK_PART(test_ag_inode_btrees());
+	CHECK_PART(test_parent_kind());
+	CHECK_PART(test_resolution());
+	CHECK_PART(test_migration());
+	CHECK_PART(test_replayed_sighting());
+	return tl_done(dir);
 }
