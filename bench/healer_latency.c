@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	if (healer) {
 		pid = healer_start(mnt);
 		double end = tl_mono() + 30;
-		while (vt_sh("grep -q 'monitoring started' " HEALER_OUT) != 0 && tl_mono() < end)
+		while (tl_sh("grep -q 'monitoring started' " HEALER_OUT) != 0 && tl_mono() < end)
 			tl_sleep(0.05);
 		REQUIRE(tl_mono() < end, "xfs_healer did not start monitoring");
 	} else {
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
 		t.offset = ((uint64_t)i * stride + stride / 2) * BLOCK;
 		t.physical = vt_file_physical(t.path, t.offset);
 		REQUIRE(t.physical, "%s: no device block at %" PRIu64, t.path, t.offset);
-		vt_must("dmsetup message %s 0 addbadblock %" PRIu64 " >/dev/null", dust,
+		tl_must("dmsetup message %s 0 addbadblock %" PRIu64 " >/dev/null", dust,
 			t.physical / BLOCK);
 		int err = read_at(t.path, t.offset);
 		double t0 = tl_mono(), s = -1;

@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 		t.ino = st.st_ino;
 		if (mdt_count_findings(is_target, &t) > 0)
 			continue;	/* this block was damaged already */
-		vt_must("dmsetup message %s 0 addbadblock %llu", dust,
+		tl_must("dmsetup message %s 0 addbadblock %llu", dust,
 			(unsigned long long)(t.physical / 4096));
 		tl_evict(path);
 		double t_read = tl_mono();

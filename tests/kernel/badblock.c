@@ -27,7 +27,7 @@ void bb_setup(const char *backing, const char *mkfs_opts)
 	kt_allow_small_fs(BB_DEV);
 	kt_dust_create(BB_DUST, backing);
 	kt_mkfs(BB_DEV, mkfs_opts);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 }
 
 uint64_t bb_fork_daddr(uint64_t ino, bool attr_fork, uint64_t fileoff)
@@ -36,7 +36,7 @@ uint64_t bb_fork_daddr(uint64_t ino, bool attr_fork, uint64_t fileoff)
 	const char *out;
 
 	/* "attr offset 1 startblock 123 (0/123) count 8 flag 0" */
-	out = vt_out("xfs_db -r -c 'inode %llu' -c 'bmap %s %llu 1' %s", (unsigned long long)ino,
+	out = tl_out("xfs_db -r -c 'inode %llu' -c 'bmap %s %llu 1' %s", (unsigned long long)ino,
 		     attr_fork ? "-a" : "-d", (unsigned long long)fileoff, BB_DEV);
 	REQUIRE(sscanf(out, "%*s offset %llu startblock %llu", &off, &start) == 2 &&
 			off <= fileoff,
@@ -44,7 +44,7 @@ uint64_t bb_fork_daddr(uint64_t ino, bool attr_fork, uint64_t fileoff)
 		(unsigned long long)fileoff, attr_fork ? "attr" : "data", (unsigned long long)ino,
 		out);
 	/* "0x2680 (9856)" */
-	out = vt_out("xfs_db -r -c 'convert fsb %llu daddr' %s", start + (fileoff - off), BB_DEV);
+	out = tl_out("xfs_db -r -c 'convert fsb %llu daddr' %s", start + (fileoff - off), BB_DEV);
 	REQUIRE(sscanf(out, "%*s (%llu)", &daddr) == 1, "xfs_db convert: %s", out);
 	return daddr;
 }
@@ -55,13 +55,13 @@ uint64_t bb_damage_daddr(uint64_t daddr)
 
 	kt_dust_add(BB_DUST, blk, 0);
 	kt_dust_enable(BB_DUST, true);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	return blk;
 }
 
 uint64_t bb_damage(uint64_t ino, bool attr_fork, uint64_t fileoff)
 {
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	uint64_t daddr = bb_fork_daddr(ino, attr_fork, fileoff);
 
 	printf("inode %llu %s fork block %llu: daddr %llu, dust block %llu\n",
@@ -216,10 +216,10 @@ int bb_finish(void)
 {
 	int failed = 0;
 
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	/* xfs_repair reads in big chunks that cover free space too. */
 	kt_dust_enable(BB_DUST, false);
-	if (vt_sh("xfs_repair -n %s", BB_DEV) != 0) {
+	if (tl_sh("xfs_repair -n %s", BB_DEV) != 0) {
 		fprintf(stderr, "FAIL: xfs_repair -n finds damage after the online repair\n");
 		failed++;
 	}

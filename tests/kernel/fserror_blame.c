@@ -84,10 +84,10 @@ static void break_core(const struct file *f)
 {
 	unsigned long long byte;
 
-	REQUIRE(sscanf(vt_out("xfs_db -r -c 'convert ino %llu byte' %s", (unsigned long long)f->ino,
+	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert ino %llu byte' %s", (unsigned long long)f->ino,
 			      DEV), "%*s (%llu)", &byte) == 1, "xfs_db convert ino");
 	printf("%s: inode core at byte %llu\n", f->path, byte);
-	vt_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", DEV,
+	tl_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", DEV,
 		byte + 2);
 }
 
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 	kt_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
 	kt_mkfs(DEV, "");
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	kt_write_file(core.path, BLK, 2, true);
 	write_fragmented(mapped.path);
 	kt_write_file(punched.path, 4 * BLK, 4, true);
@@ -227,12 +227,12 @@ int main(int argc, char **argv)
 	kt_ino_gen(mapped.path, &mapped.ino, &mapped.gen);
 	kt_ino_gen(punched.path, &punched.ino, &punched.gen);
 	kt_ino_gen(merged.path, &merged.ino, &merged.gen);
-	kt_umount(MNT);
+	tl_umount(MNT);
 
 	break_core(&core);
 	kt_dust_add(DUST, kt_bmbt_leaf_daddr(DEV, mapped.ino) * 512 / BLK, 0);
 	kt_dust_enable(DUST, true);
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 
 	int fan = kt_fserror_listen(MNT);
 	int missing = bb_trace_start(events, 2);
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 	free(trace);
 
 	close(fan);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	kt_dust_remove(DUST);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

@@ -39,7 +39,7 @@
  * returns how many blocks. */
 static uint64_t fail_free_space(void)
 {
-	const char *list = vt_out("xfs_io -c 'fsmap -d' " BB_MNT " | awk '/free space/ {print $3}'");
+	const char *list = tl_out("xfs_io -c 'fsmap -d' " BB_MNT " | awk '/free space/ {print $3}'");
 	uint64_t total = 0;
 
 	for (const char *p = list; *p;) {
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 	kt_reflink(ORIG, COPY);
 	sync();
 	kt_ino_gen(COPY, &ino, &gen);
-	char *orig_before = strdup(vt_out("sha256sum " ORIG));
+	char *orig_before = strdup(tl_out("sha256sum " ORIG));
 
 	uint64_t nfree = fail_free_space();
 
@@ -107,8 +107,8 @@ int main(int argc, char **argv)
 	close(fan);
 
 	/* The original kept its data: the shared block was never written. */
-	vt_must("echo 3 > /proc/sys/vm/drop_caches");
-	CHECK_STR(vt_out("sha256sum " ORIG), orig_before);
+	tl_must("echo 3 > /proc/sys/vm/drop_caches");
+	CHECK_STR(tl_out("sha256sum " ORIG), orig_before);
 	free(orig_before);
 
 	/* Free space takes writes again (dm-dust off): the filesystem is fine. */

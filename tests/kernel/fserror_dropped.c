@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	kt_allow_small_fs(dev);
 	kt_mkfs(dev, "");
-	kt_mount(dev, MNT, NULL);
+	tl_mount(dev, MNT, NULL);
 
 	int fd = kt_open(FILE_PATH, O_RDWR | O_CREAT | O_TRUNC);
 
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	free(trace);
 	close(fan);
 	close(fd);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();
 }

@@ -326,7 +326,7 @@ static void clean_workload(void)
 	kt_write_file(MNT "/clean-clone", 8192, 7, true);
 	REQUIRE(rename(MNT "/clean3", MNT "/clean3-renamed") == 0, "rename: %s", strerror(errno));
 	REQUIRE(unlink(MNT "/clean4") == 0, "unlink: %s", strerror(errno));
-	vt_must("ls -lR %s >/dev/null && sync", MNT);
+	tl_must("ls -lR %s >/dev/null && sync", MNT);
 
 	/* Failed reads that are not media errors. */
 	int fd = kt_open(mapped.path, O_RDONLY);
@@ -362,7 +362,7 @@ static void clean_workload(void)
  * fails; dm-dust passes writes through while disabled). */
 static void corrupt_dir_block(void)
 {
-	vt_must("dd if=/dev/zero of=%s bs=4 count=1 seek=%llu conv=notrunc status=none", DEV,
+	tl_must("dd if=/dev/zero of=%s bs=4 count=1 seek=%llu conv=notrunc status=none", DEV,
 		(unsigned long long)(dircorrupt.blk * BLK / 4));
 }
 
@@ -373,8 +373,8 @@ static void find_inobt_root(void)
 
 	kt_geometry(fd, &geo);
 	close(fd);
-	kt_umount(MNT);
-	const char *root = vt_out("xfs_db -r -c 'agi %u' -c 'print root' %s | sed -n 's/^root = //p'",
+	tl_umount(MNT);
+	const char *root = tl_out("xfs_db -r -c 'agi %u' -c 'print root' %s | sed -n 's/^root = //p'",
 				  inobt_agno, DEV);
 	REQUIRE(*root, "cannot read the inode btree root of AG %u", inobt_agno);
 	uint64_t agbno = strtoull(root, NULL, 10);
@@ -554,7 +554,7 @@ static void more_writeback(int fan)
 static void find_inode_block(struct victim *v)
 {
 	unsigned long long daddr;
-	const char *out = vt_out("xfs_db -r -c 'convert ino %llu daddr' %s",
+	const char *out = tl_out("xfs_db -r -c 'convert ino %llu daddr' %s",
 				 (unsigned long long)v->ino, DEV);
 
 	REQUIRE(sscanf(out, "%*s (%llu)", &daddr) == 1, "xfs_db convert ino: %s", out);
@@ -586,7 +586,7 @@ static void metadata_errors(int fan)
 
 	/* directory block that cannot be read */
 	snprintf(cmd, sizeof(cmd), "ls %s >/dev/null 2>&1", dirio.path);
-	CHECK(vt_sh("%s", cmd) != 0, "listing a directory with a bad block succeeded");
+	CHECK(tl_sh("%s", cmd) != 0, "listing a directory with a bad block succeeded");
 	expect_event(fan, "unreadable directory block", EIO, NULL);
 
 	/* inode btree block that cannot be read */
@@ -689,15 +689,15 @@ static void unmount_with_events(void)
 	CHECK(read_at(direct.path, O_DIRECT, direct.offset, BLK) < 0, "direct read succeeded");
 	struct pollfd pfd = { .fd = fan, .events = POLLIN };
 	CHECK_INT(poll(&pfd, 1, EVENT_MS), 1);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	check_event("queued at unmount", ev, kt_fserror_read(fan, EVENT_MS, ev, 4), EIO, &direct);
 	close(fan);
 
 	/* A report still on its way when the unmount starts. */
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	fan = kt_fserror_listen(MNT);
 	CHECK(read_at(buffered.path, 0, buffered.offset, BLK) < 0, "buffered read succeeded");
-	kt_umount(MNT);
+	tl_umount(MNT);
 	check_event("in flight at unmount", ev, kt_fserror_read(fan, EVENT_MS, ev, 4), EIO,
 		    &buffered);
 	close(fan);
@@ -707,7 +707,7 @@ static void unmount_with_events(void)
 	 * the superblock is still active, so the event has the handle.  (On
 	 * this machine the series without 1/9 passes too: the worker
 	 * happens to run before the unmount clears SB_ACTIVE.) */
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	fan = kt_fserror_listen(MNT);
 	kt_dust_add(DUST, atunmount.blk, 1);
 	char buf[BLK];
@@ -715,7 +715,7 @@ static void unmount_with_events(void)
 	int fd = kt_open(atunmount.path, O_WRONLY);
 	CHECK_INT(pwrite(fd, buf, sizeof(buf), (off_t)atunmount.offset), BLK);
 	close(fd);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	check_event("writeback failed in unmount's sync", ev, kt_fserror_read(fan, EVENT_MS, ev, 4),
 		    EIO, &atunmount);
 	close(fan);
@@ -727,7 +727,7 @@ static void shutdown_event(void)
 
 	char buf[BLK];
 
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	int fan = kt_fserror_listen(MNT);
 	int file = kt_open(buffered.path, O_RDONLY);
 	char *map = mmap(NULL, BLK, PROT_READ, MAP_SHARED, file, 0);
@@ -748,7 +748,7 @@ static void shutdown_event(void)
 	close(file);
 	expect_no_event(fan, "reads after shutdown");
 	close(fan);
-	kt_umount(MNT);
+	tl_umount(MNT);
 }
 
 /*
@@ -761,7 +761,7 @@ static void log_write_shutdown(void)
 	unsigned int agblklog = 0;
 	char path[64];
 
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	int fan = kt_fserror_listen(MNT);
 	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
@@ -783,7 +783,7 @@ static void log_write_shutdown(void)
 	close(fd);
 	expect_event(fan, "log write failed", ESHUTDOWN, NULL);
 	close(fan);
-	kt_umount(MNT);
+	tl_umount(MNT);
 }
 
 int main(int argc, char **argv)
@@ -795,7 +795,7 @@ int main(int argc, char **argv)
 	kt_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
 	kt_mkfs(DEV, "-d agcount=4");
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	populate();
 	clean_workload();
 
@@ -809,7 +809,7 @@ int main(int argc, char **argv)
 		kt_dust_add(DUST, bad[i]->blk, 0);
 	kt_dust_add(DUST, inobt_blk, 0);
 	kt_dust_enable(DUST, true);
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 
 	int fan = kt_fserror_listen(MNT);
 	kt_trace_start(events, 1);

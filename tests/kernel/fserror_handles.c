@@ -76,7 +76,7 @@ static void break_mapping(const struct file *f)
 	unsigned long long daddr = kt_bmbt_leaf_daddr(DEV, f->ino);
 
 	printf("%s: mapping btree leaf at daddr %llu\n", f->path, daddr);
-	vt_must("dd if=/dev/zero of=%s bs=4 count=1 seek=%llu conv=notrunc status=none", DEV,
+	tl_must("dd if=/dev/zero of=%s bs=4 count=1 seek=%llu conv=notrunc status=none", DEV,
 		daddr * 512 / 4);
 }
 
@@ -86,10 +86,10 @@ static void break_core(const struct file *f)
 {
 	unsigned long long byte;
 
-	REQUIRE(sscanf(vt_out("xfs_db -r -c 'convert ino %llu byte' %s", (unsigned long long)f->ino,
+	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert ino %llu byte' %s", (unsigned long long)f->ino,
 			      DEV), "%*s (%llu)", &byte) == 1, "xfs_db convert ino");
 	printf("%s: inode core at byte %llu\n", f->path, byte);
-	vt_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", DEV,
+	tl_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", DEV,
 		byte + 2);
 }
 
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 	kt_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
 	kt_mkfs(DEV, "");
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	kt_write_file(media.path, 4 * BLK, 1, true);
 	write_fragmented(mapping.path);
 	kt_write_file(core.path, BLK, 3, true);
@@ -174,11 +174,11 @@ int main(int argc, char **argv)
 	kt_ino_gen(mapping.path, &mapping.ino, &mapping.gen);
 	kt_ino_gen(core.path, &core.ino, &core.gen);
 	kt_dust_add(DUST, vt_file_physical(media.path, 0) / BLK, 0);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	break_mapping(&mapping);
 	break_core(&core);
 	kt_dust_enable(DUST, true);
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 
 	int fan = kt_fserror_listen(MNT);
 
@@ -191,7 +191,7 @@ int main(int argc, char **argv)
 	expect_named(fan, "inode core that fails verification", &core, EFSCORRUPTED);
 
 	close(fan);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	kt_dust_remove(DUST);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

@@ -50,19 +50,19 @@ static uint64_t break_quota_mapping(const char *dev)
 {
 	unsigned long long ino, fsb, daddr;
 
-	ino = strtoull(vt_out("xfs_db -r -c 'sb 0' -c 'print uquotino' %s | sed 's/.*= //'", dev),
+	ino = strtoull(tl_out("xfs_db -r -c 'sb 0' -c 'print uquotino' %s | sed 's/.*= //'", dev),
 		       NULL, 10);
 	REQUIRE(ino != 0, "no user quota inode");
-	const char *fmt = vt_out("xfs_db -r -c 'inode %llu' -c 'print core.format core.nextents' %s", ino, dev);
+	const char *fmt = tl_out("xfs_db -r -c 'inode %llu' -c 'print core.format core.nextents' %s", ino, dev);
 	REQUIRE(strstr(fmt, "btree") != NULL, "the quota file has no mapping btree: %s", fmt);
-	fsb = strtoull(vt_out("xfs_db -r -c 'inode %llu' -c 'print u3.bmbt.ptrs[1]' %s | "
+	fsb = strtoull(tl_out("xfs_db -r -c 'inode %llu' -c 'print u3.bmbt.ptrs[1]' %s | "
 			      "sed 's/.*= //'", ino, dev), NULL, 10);
 	REQUIRE(fsb != 0, "no mapping btree block");
-	REQUIRE(sscanf(vt_out("xfs_db -r -c 'convert fsb %llu daddr' %s", fsb, dev), "%*s (%llu)",
+	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert fsb %llu daddr' %s", fsb, dev), "%*s (%llu)",
 		       &daddr) == 1, "xfs_db convert");
 	printf("quota inode %llu, mapping btree leaf at fs block %llu (daddr %llu)\n", ino, fsb,
 	       daddr);
-	vt_must("dd if=/dev/zero of=%s bs=4 count=1 seek=%llu conv=notrunc status=none", dev,
+	tl_must("dd if=/dev/zero of=%s bs=4 count=1 seek=%llu conv=notrunc status=none", dev,
 		daddr * 512 / 4);
 	return ino;
 }
@@ -75,12 +75,12 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	kt_allow_small_fs(dev);
 	kt_mkfs(dev, "");
-	kt_mount(dev, MNT, "uquota");
+	tl_mount(dev, MNT, "uquota");
 	fragment_quota_file();
-	kt_umount(MNT);
+	tl_umount(MNT);
 	uint64_t qino = break_quota_mapping(dev);
 
-	kt_mount(dev, MNT, "uquota");
+	tl_mount(dev, MNT, "uquota");
 	int fan = kt_fserror_listen(MNT);
 	int fd = open(MNT "/needs-a-new-dquot", O_WRONLY | O_CREAT, 0644);
 	int err = fd < 0 ? errno : 0;
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 		      (unsigned long long)qino);
 	}
 	close(fan);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();
 }

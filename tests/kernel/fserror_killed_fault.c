@@ -119,15 +119,15 @@ int main(int argc, char **argv)
 	kt_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
 	kt_mkfs(DEV, "");
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	kt_write_file(FILE_PATH, NBLOCKS * BLK, 3, true);
 	kt_ino_gen(FILE_PATH, &ino, &gen);
 	uint64_t phys = kt_fork_physical(FILE_PATH, BAD * BLK);
 
-	kt_umount(MNT);
+	tl_umount(MNT);
 	kt_dust_add(DUST, phys / BLK, 0);
 	kt_dust_enable(DUST, true);
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	int fan = kt_fserror_listen(MNT);
 
 	/* 1. The failed read leaves the folio in the page cache, not uptodate. */
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 
 	REQUIRE(read(addr_rd, &where, sizeof(where)) == sizeof(where) && where, "mapper");
 	kt_trace_start(events, 1);
-	vt_must("dmsetup suspend --nolockfs --noflush " DUST);
+	tl_must("dmsetup suspend --nolockfs --noflush " DUST);
 	pid_t reader = start_remote_reader(mapper, where);
 	char state = '?';
 
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	REQUIRE(waitpid(reader, &status, 0) == reader, "waitpid");
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 	      "the reader was not killed while it waited (status 0x%x)", status);
-	vt_must("dmsetup resume " DUST);
+	tl_must("dmsetup resume " DUST);
 	char *trace = kt_trace_stop();
 
 	printf("killed fault trace:\n%s", trace);
@@ -184,7 +184,7 @@ int main(int argc, char **argv)
 	close(addr_rd);
 	close(cmd_wr);
 	close(fan);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	kt_dust_remove(DUST);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

@@ -78,9 +78,9 @@ static unsigned long long inode_block_daddr(uint64_t ino)
 {
 	unsigned long long fsb, daddr;
 
-	REQUIRE(sscanf(vt_out("xfs_db -r -c 'convert ino %llu fsb' %s", (unsigned long long)ino,
+	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert ino %llu fsb' %s", (unsigned long long)ino,
 			      DEV), "%*s (%llu)", &fsb) == 1, "xfs_db convert ino fsb");
-	REQUIRE(sscanf(vt_out("xfs_db -r -c 'convert fsb %llu daddr' %s", fsb, DEV), "%*s (%llu)",
+	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert fsb %llu daddr' %s", fsb, DEV), "%*s (%llu)",
 		       &daddr) == 1, "xfs_db convert fsb daddr");
 	return daddr;
 }
@@ -94,21 +94,21 @@ static unsigned long long inode_block_daddr(uint64_t ino)
 static void top_table(unsigned long long daddr, bool flakey)
 {
 	if (!daddr)
-		vt_must("echo '0 %llu linear /dev/mapper/%s 0' | dmsetup load %s", dev_sectors, DUST,
+		tl_must("echo '0 %llu linear /dev/mapper/%s 0' | dmsetup load %s", dev_sectors, DUST,
 			TOP);
 	else if (flakey)
-		vt_must("printf '0 %llu linear /dev/mapper/%s 0\\n"
+		tl_must("printf '0 %llu linear /dev/mapper/%s 0\\n"
 			"%llu 8 flakey /dev/mapper/%s %llu 0 1 5 corrupt_bio_byte 1 r 0 0\\n"
 			"%llu %llu linear /dev/mapper/%s %llu\\n' | dmsetup load %s",
 			daddr, DUST, daddr, DUST, daddr, daddr + 8, dev_sectors - daddr - 8, DUST,
 			daddr + 8, TOP);
 	else
-		vt_must("printf '0 %llu linear /dev/mapper/%s 0\\n"
+		tl_must("printf '0 %llu linear /dev/mapper/%s 0\\n"
 			"%llu 8 linear /dev/mapper/%s 0\\n"
 			"%llu %llu linear /dev/mapper/%s %llu\\n' | dmsetup load %s",
 			daddr, DUST, daddr, SLOW, daddr + 8, dev_sectors - daddr - 8, DUST,
 			daddr + 8, TOP);
-	vt_must("dmsetup suspend --nolockfs --noflush %s && dmsetup resume %s", TOP, TOP);
+	tl_must("dmsetup suspend --nolockfs --noflush %s && dmsetup resume %s", TOP, TOP);
 }
 
 /* Open a regular file for writing through its XFS handle: such a file does
@@ -171,7 +171,7 @@ static void trace_mark(const char *what)
 /* Lines of trace event @event for inode @ino captured so far. */
 static int trace_lines(const char *event, uint64_t ino)
 {
-	return atoi(vt_out("grep -c ' %s: dev [0-9:]* ino 0x%llx ' /sys/kernel/tracing/trace",
+	return atoi(tl_out("grep -c ' %s: dev [0-9:]* ino 0x%llx ' /sys/kernel/tracing/trace",
 			   event, (unsigned long long)ino));
 }
 
@@ -323,7 +323,7 @@ static void sync_bound(int fan, unsigned long long daddr)
 	kt_write_block(fds[0], 0, 's');
 	kt_write_block(fds[1], 0, 's');
 	top_table(daddr, false);
-	vt_must("dmsetup suspend %s", SLOW);
+	tl_must("dmsetup suspend %s", SLOW);
 	fail_and_evict(fds, files, 2);
 
 	/* the work item now waits for the first inode's block */
@@ -338,7 +338,7 @@ static void sync_bound(int fan, unsigned long long daddr)
 		usleep(50 * 1000);
 	CHECK(polls < SYNC_POLLS, "syncfs never waited for the reporting work item");
 	sleep(PAST_DEADLINE_S);
-	vt_must("dmsetup resume %s", SLOW);
+	tl_must("dmsetup resume %s", SLOW);
 	REQUIRE(waitpid(syncer, &status, 0) == syncer, "waitpid: %s", strerror(errno));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "syncfs failed");
 
@@ -363,19 +363,19 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	kt_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	dev_sectors = strtoull(vt_out("blockdev --getsz %s", backing), NULL, 10);
+	dev_sectors = strtoull(tl_out("blockdev --getsz %s", backing), NULL, 10);
 	REQUIRE(dev_sectors > 0, "cannot size %s", backing);
-	vt_must("dmsetup create %s --table '0 %llu linear /dev/mapper/%s 0'", TOP, dev_sectors,
+	tl_must("dmsetup create %s --table '0 %llu linear /dev/mapper/%s 0'", TOP, dev_sectors,
 		DUST);
 	kt_mkfs(DEV, "");
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	kt_write_file(gone.path, BLK, 1, true);
 	kt_write_file(slow1.path, BLK, 2, true);
 	kt_write_file(slow2.path, BLK, 3, true);
 	kt_ino_gen(gone.path, &gone.ino, &gone.gen);
 	kt_ino_gen(slow1.path, &slow1.ino, &slow1.gen);
 	kt_ino_gen(slow2.path, &slow2.ino, &slow2.gen);
-	kt_umount(MNT);
+	tl_umount(MNT);
 
 	gone_daddr = inode_block_daddr(gone.ino);
 	slow_daddr = inode_block_daddr(slow1.ino);
@@ -383,10 +383,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)gone.ino, gone_daddr, (unsigned long long)slow1.ino, slow_daddr);
 	REQUIRE(inode_block_daddr(slow2.ino) == slow_daddr, "%s and %s in different blocks",
 		slow1.path, slow2.path);
-	vt_must("dmsetup create %s --table '0 8 linear /dev/mapper/%s %llu'", SLOW, DUST,
+	tl_must("dmsetup create %s --table '0 8 linear /dev/mapper/%s %llu'", SLOW, DUST,
 		slow_daddr);
 	kt_dust_enable(DUST, true);
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 
 	int fan = kt_fserror_listen(MNT);
 
@@ -394,9 +394,9 @@ int main(int argc, char **argv)
 	sync_bound(fan, slow_daddr);
 
 	close(fan);
-	kt_umount(MNT);
-	vt_must("dmsetup remove %s", TOP);
-	vt_must("dmsetup remove %s", SLOW);
+	tl_umount(MNT);
+	tl_must("dmsetup remove %s", TOP);
+	tl_must("dmsetup remove %s", SLOW);
 	kt_dust_remove(DUST);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

@@ -77,19 +77,19 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	kt_allow_small_fs(dev);
 	kt_mkfs(dev, "");
-	kt_mount(dev, MNT, NULL);
+	tl_mount(dev, MNT, NULL);
 	kt_write_file(FILE_PATH, 64 * 1024, 11, true);
 	kt_ino_gen(FILE_PATH, &ino, &gen);
 	char *sums = kt_checksums(MNT);
 
-	kt_umount(MNT);
-	const char *fmt = vt_out("xfs_db -r -c 'inode %llu' -c 'print core.format' %s",
+	tl_umount(MNT);
+	const char *fmt = tl_out("xfs_db -r -c 'inode %llu' -c 'print core.format' %s",
 				 (unsigned long long)ino, dev);
 	REQUIRE(strstr(fmt, "extents") != NULL, "the file's fork is not in extents format: %s",
 		fmt);
-	vt_must("xfs_db -x -c 'inode %llu' -c 'write u3.bmx[0].startblock 0xfffffffffffff' %s "
+	tl_must("xfs_db -x -c 'inode %llu' -c 'write u3.bmx[0].startblock 0xfffffffffffff' %s "
 		">/dev/null", (unsigned long long)ino, dev);
-	kt_mount(dev, MNT, NULL);
+	tl_mount(dev, MNT, NULL);
 
 	int fan = kt_fserror_listen(MNT);
 	int err = stat(FILE_PATH, &st) == 0 ? 0 : errno;
@@ -133,15 +133,15 @@ int main(int argc, char **argv)
 	      "scrub of the mappings after the repairs: flags 0x%x", oflags);
 	errors_reported(fan, QUIET_MS, "mapping repair", ino);
 
-	vt_must("echo 3 > /proc/sys/vm/drop_caches");
+	tl_must("echo 3 > /proc/sys/vm/drop_caches");
 	char *now = kt_checksums(MNT);
 
 	CHECK_STR(now, sums);
 	free(now);
 	free(sums);
 	close(fan);
-	kt_umount(MNT);
-	CHECK_INT(vt_sh("xfs_repair -n %s", dev), 0);
+	tl_umount(MNT);
+	CHECK_INT(tl_sh("xfs_repair -n %s", dev), 0);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();
 }

@@ -43,7 +43,7 @@ static unsigned int log2_ceil(unsigned int v)
 /* Mark AG-relative inode @agino free in the inode btree rooted at @root. */
 static void mark_free(const char *dev, uint32_t agno, const char *root, uint32_t agino)
 {
-	const char *recs = vt_out("xfs_db -r -c 'agi %u' -c 'addr %s' -c 'print recs' %s", agno,
+	const char *recs = tl_out("xfs_db -r -c 'agi %u' -c 'addr %s' -c 'print recs' %s", agno,
 				  root, dev);
 	const char *p = recs;
 
@@ -62,7 +62,7 @@ static void mark_free(const char *dev, uint32_t agno, const char *root, uint32_t
 			continue;
 		REQUIRE(!(mask & (1ull << (agino - startino))), "inode %u is free already", agino);
 		mask |= 1ull << (agino - startino);
-		vt_must("xfs_db -x -c 'agi %u' -c 'addr %s' -c 'write recs[%u].free -- %lld' "
+		tl_must("xfs_db -x -c 'agi %u' -c 'addr %s' -c 'write recs[%u].free -- %lld' "
 			"-c 'write recs[%u].freecount %u' %s",
 			agno, root, idx, (long long)mask, idx, freecount + 1, dev);
 		return;
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	kt_allow_small_fs(dev);
 	kt_mkfs(dev, "-d agcount=4,size=256m");
-	kt_mount(dev, MNT, NULL);
+	tl_mount(dev, MNT, NULL);
 	REQUIRE(mkdir(DIR, 0755) == 0, "mkdir: %s", strerror(errno));
 	for (int i = 0; i < 10; i++) {
 		snprintf(path, sizeof(path), DIR "/f%d", i);
@@ -92,19 +92,19 @@ int main(int argc, char **argv)
 	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	close(fd);
-	kt_umount(MNT);
+	tl_umount(MNT);
 
 	unsigned int agino_bits = log2_ceil(geo.agblocks) + log2_ceil(geo.blocksize / geo.inodesize);
 	uint32_t agno = (uint32_t)(ino >> agino_bits);
 	uint32_t agino = (uint32_t)(ino & ((1ull << agino_bits) - 1));
 	printf("victim inode %llu: AG %u, AG inode %u\n", (unsigned long long)ino, agno, agino);
-	CHECK_INT(atoi(vt_out("xfs_db -r -c 'agi %u' -c 'print level' %s | sed 's/.* = //'", agno,
+	CHECK_INT(atoi(tl_out("xfs_db -r -c 'agi %u' -c 'print level' %s | sed 's/.* = //'", agno,
 			      dev)), 1);
 	mark_free(dev, agno, "root", agino);
 	mark_free(dev, agno, "free_root", agino);
-	int agi_free = atoi(vt_out("xfs_db -r -c 'agi %u' -c 'print freecount' %s | sed 's/.* = //'",
+	int agi_free = atoi(tl_out("xfs_db -r -c 'agi %u' -c 'print freecount' %s | sed 's/.* = //'",
 				   agno, dev));
-	vt_must("xfs_db -x -c 'agi %u' -c 'write freecount %d' %s", agno, agi_free + 1, dev);
+	tl_must("xfs_db -x -c 'agi %u' -c 'write freecount %d' %s", agno, agi_free + 1, dev);
 
 	/*
 	 * The cancelled dirty transaction is an "Internal error" that XFS
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	 * problem, so keep it out of the log that is checked below.
 	 */
 	kt_write_str("/proc/sys/fs/xfs/error_level", "0");
-	kt_mount(dev, MNT, NULL);
+	tl_mount(dev, MNT, NULL);
 	int fan = kt_fserror_listen(MNT);
 	int victim = kt_open(path, O_RDONLY);	/* keep it in the inode cache */
 	errno = 0;
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 	if (n == 2)
 		CHECK_INT(ev[1].error, ESHUTDOWN);
 	close(fan);
-	kt_umount(MNT);
+	tl_umount(MNT);
 
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

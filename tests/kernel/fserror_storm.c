@@ -146,11 +146,11 @@ int main(int argc, char **argv)
 	kt_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
 	kt_mkfs(DEV, "");
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	populate();
-	kt_umount(MNT);
+	tl_umount(MNT);
 	kt_dust_enable(DUST, true);
-	kt_mount(DEV, MNT, NULL);
+	tl_mount(DEV, MNT, NULL);
 	REQUIRE(posix_memalign(&buf, BLK, BLK) == 0, "posix_memalign");
 	for (int i = 0; i < NFILES; i++)
 		files[i].fd = kt_open(files[i].path, O_RDONLY | O_DIRECT);
@@ -161,13 +161,13 @@ int main(int argc, char **argv)
 	kt_solo_begin();
 	kt_run_alone(storm_on_one_file, NULL);
 	expect_one_event(fan, "200 reads of A, then B", &files[8], 2);
-	CHECK(strstr(vt_out("dmesg"), "error reports to fsnotify lost") == NULL,
+	CHECK(strstr(tl_out("dmesg"), "error reports to fsnotify lost") == NULL,
 	      "reports lost in the storm on one file");
 
 	int n = NFILES - 10 - 40;
 	kt_run_alone(more_than_the_queue, &n);
 	expect_one_event(fan, "150 different files", &files[10], 64 + 1);
-	const char *log = vt_out("dmesg | grep 'error reports to fsnotify lost' || true");
+	const char *log = tl_out("dmesg | grep 'error reports to fsnotify lost' || true");
 	printf("kernel log: %s\n", log);
 	CHECK(strstr(log, "86 error reports to fsnotify lost since mount") != NULL,
 	      "the kernel log does not say that 86 reports were lost");
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 	close(fan);
 	for (int i = 0; i < NFILES; i++)
 		close(files[i].fd);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	kt_dust_remove(DUST);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

@@ -46,7 +46,7 @@ int ic_scrub(uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags, uint32_
 static unsigned long long ino_daddr(uint64_t ino)
 {
 	unsigned long long daddr;
-	const char *out = vt_out("xfs_db -r -c 'convert ino %llu daddr' %s",
+	const char *out = tl_out("xfs_db -r -c 'convert ino %llu daddr' %s",
 				 (unsigned long long)ino, BB_DEV);
 
 	REQUIRE(sscanf(out, "%*s (%llu)", &daddr) == 1, "xfs_db convert: %s", out);
@@ -73,8 +73,8 @@ static bool make_dir_entries(struct ic_file *f, int i, void *arg)
 
 	if (i == dir_index) {
 		/* The first directory made after a mount goes to AG 0. */
-		kt_umount(BB_MNT);
-		kt_mount(BB_DEV, BB_MNT, NULL);
+		tl_umount(BB_MNT);
+		tl_mount(BB_DEV, BB_MNT, NULL);
 		make_entry(f, i, true);
 		return true;
 	}
@@ -128,15 +128,15 @@ static void setup_v4(const char *backing, const char *mkfs_opts)
 {
 	kt_allow_small_fs(BB_DEV);
 	kt_dust_create(BB_DUST, backing);
-	vt_must("mkfs.xfs -q -f %s %s", mkfs_opts, BB_DEV);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_must("mkfs.xfs -q -f %s %s", mkfs_opts, BB_DEV);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 }
 
 int ic_dust_bad_blocks(void)
 {
 	int n = -1;
 	/* "countbadblocks: 1 badblock(s) found" */
-	const char *out = vt_out("dmsetup message %s 0 countbadblocks", BB_DUST);
+	const char *out = tl_out("dmsetup message %s 0 countbadblocks", BB_DUST);
 
 	REQUIRE(sscanf(out, "countbadblocks: %d", &n) == 1, "dm-dust countbadblocks: %s", out);
 	return n;
@@ -173,11 +173,11 @@ void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape
 			make_entry(&fs->f[i], i, false);
 	for (int i = 0; i < IC_FILES; i++)
 		set_attrs(&fs->f[i], i);
-	vt_must("sync");
+	tl_must("sync");
 
 	/* Settle: a remount drops speculative preallocations and caches. */
-	kt_umount(BB_MNT);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_umount(BB_MNT);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	for (int i = 0; i < IC_FILES; i++) {
 		uint64_t ino;
 
@@ -208,7 +208,7 @@ void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape
 		"the root directory is in the cluster");
 	fs->sums = kt_checksums(BB_MNT);
 
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	fs->daddr = ino_daddr(fs->bad_first);
 	fs->cluster_daddr = ino_daddr(fs->first);
 	fs->dust_blk = fs->daddr * 512 / IC_FS_BLOCK;
@@ -218,7 +218,7 @@ void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape
 	       (unsigned long long)fs->bad_first,
 	       (unsigned long long)fs->bad_first + fs->bad_inodes - 1, fs->daddr,
 	       (unsigned long long)fs->dust_blk);
-	kt_mount(BB_DEV, BB_MNT, mount_opts);
+	tl_mount(BB_DEV, BB_MNT, mount_opts);
 }
 
 struct ic_file *ic_file_of(struct ic_fs *fs, uint64_t ino)
@@ -343,21 +343,21 @@ void ic_check_scrubs(const struct ic_fs *fs, bool rebuilt)
 
 bool ic_mount_checked(const char *opts)
 {
-	int rc = vt_sh("mkdir -p %s && mount %s%s %s %s", BB_MNT, opts ? "-o " : "",
+	int rc = tl_sh("mkdir -p %s && mount %s%s %s %s", BB_MNT, opts ? "-o " : "",
 		       opts ? opts : "", BB_DEV, BB_MNT);
 
 	CHECK(rc == 0, "mount %s: status %d", BB_DEV, rc);
 	if (rc != 0) {
-		vt_sh("dmesg | tail -n 25");
-		vt_sh("dmsetup message %s 0 disable", BB_DUST);
-		vt_sh("xfs_repair -n %s; echo xfs_repair -n: $?", BB_DEV);
-		vt_sh("dmsetup remove %s", BB_DUST);
+		tl_sh("dmesg | tail -n 25");
+		tl_sh("dmsetup message %s 0 disable", BB_DUST);
+		tl_sh("xfs_repair -n %s; echo xfs_repair -n: $?", BB_DEV);
+		tl_sh("dmsetup remove %s", BB_DUST);
 	}
 	return rc == 0;
 }
 
 void ic_power_cut(void)
 {
-	vt_must("xfs_io -x -c 'shutdown -f' %s", BB_MNT);
-	kt_umount(BB_MNT);
+	tl_must("xfs_io -x -c 'shutdown -f' %s", BB_MNT);
+	tl_umount(BB_MNT);
 }

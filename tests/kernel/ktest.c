@@ -34,18 +34,7 @@ void kt_allow_small_fs(const char *dev)
 
 void kt_mkfs(const char *dev, const char *opts)
 {
-	vt_must("mkfs.xfs -q -f %s %s %s", vt_features(), opts, dev);
-}
-
-void kt_mount(const char *dev, const char *mnt, const char *opts)
-{
-	vt_must("mkdir -p %s && mount %s%s %s %s", mnt, opts ? "-o " : "", opts ? opts : "",
-		dev, mnt);
-}
-
-void kt_umount(const char *mnt)
-{
-	vt_must("umount %s", mnt);
+	tl_must("mkfs.xfs -q -f %s %s %s", vt_features(), opts, dev);
 }
 
 int kt_open(const char *path, int flags)
@@ -148,15 +137,15 @@ void kt_reflink(const char *src, const char *dst)
 uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino)
 {
 	unsigned long long fsb, daddr;
-	const char *fmt = vt_out("xfs_db -r -c 'inode %llu' -c 'print core.format' %s",
+	const char *fmt = tl_out("xfs_db -r -c 'inode %llu' -c 'print core.format' %s",
 				 (unsigned long long)ino, dev);
 
 	REQUIRE(strstr(fmt, "btree") != NULL, "inode %llu has no mapping btree: %s",
 		(unsigned long long)ino, fmt);
-	fsb = strtoull(vt_out("xfs_db -r -c 'inode %llu' -c 'print u3.bmbt.ptrs[1]' %s | "
+	fsb = strtoull(tl_out("xfs_db -r -c 'inode %llu' -c 'print u3.bmbt.ptrs[1]' %s | "
 			      "sed 's/.*= //'", (unsigned long long)ino, dev), NULL, 10);
 	REQUIRE(fsb != 0, "no mapping btree leaf for inode %llu", (unsigned long long)ino);
-	REQUIRE(sscanf(vt_out("xfs_db -r -c 'convert fsb %llu daddr' %s", fsb, dev),
+	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert fsb %llu daddr' %s", fsb, dev),
 		       "%*s (%llu)", &daddr) == 1, "xfs_db convert fsb");
 	return daddr;
 }
@@ -325,26 +314,26 @@ int kt_trace_count(const char *trace, ...)
 
 void kt_dust_create(const char *name, const char *backing)
 {
-	const char *sectors = vt_out("blockdev --getsz %s", backing);
+	const char *sectors = tl_out("blockdev --getsz %s", backing);
 
 	REQUIRE(*sectors, "cannot size %s", backing);
 	setenv("DM_DISABLE_UDEV", "1", 1);
-	vt_must("dmsetup create %s --table '0 %s dust %s 0 4096'", name, sectors, backing);
-	vt_must("test -b /dev/mapper/%s", name);
+	tl_must("dmsetup create %s --table '0 %s dust %s 0 4096'", name, sectors, backing);
+	tl_must("test -b /dev/mapper/%s", name);
 }
 
 void kt_dust_remove(const char *name)
 {
-	vt_must("dmsetup remove %s", name);
+	tl_must("dmsetup remove %s", name);
 }
 
 void kt_dust_add(const char *name, uint64_t blk, unsigned int write_fails)
 {
 	if (write_fails)
-		vt_must("dmsetup message %s 0 addbadblock %llu %u", name, (unsigned long long)blk,
+		tl_must("dmsetup message %s 0 addbadblock %llu %u", name, (unsigned long long)blk,
 			write_fails);
 	else
-		vt_must("dmsetup message %s 0 addbadblock %llu", name, (unsigned long long)blk);
+		tl_must("dmsetup message %s 0 addbadblock %llu", name, (unsigned long long)blk);
 }
 
 /*
@@ -380,7 +369,7 @@ void kt_dust_add_range(const char *name, uint64_t first, uint64_t count, unsigne
 
 void kt_dust_enable(const char *name, bool on)
 {
-	vt_must("dmsetup message %s 0 %s", name, on ? "enable" : "disable");
+	tl_must("dmsetup message %s 0 %s", name, on ? "enable" : "disable");
 }
 
 #define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"

@@ -19,9 +19,6 @@ void kt_allow_small_fs(const char *dev);
 /* mkfs.xfs -f with the profile's features (vt_features()) and @opts on @dev,
  * quietly; stops the test on failure. */
 void kt_mkfs(const char *dev, const char *opts);
-/* mount [-o @opts] @dev @mnt (created); stops the test on failure. */
-void kt_mount(const char *dev, const char *mnt, const char *opts);
-void kt_umount(const char *mnt);
 
 /* open() that stops the test on failure. */
 int kt_open(const char *path, int flags);

@@ -43,19 +43,19 @@ static void xfs_workload(const char *dev)
 
 	kt_allow_small_fs(dev);
 	kt_mkfs(dev, "");
-	kt_mount(dev, MNT, NULL);
-	vt_must("mkdir -p " MNT "/dir");
+	tl_mount(dev, MNT, NULL);
+	tl_must("mkdir -p " MNT "/dir");
 	for (int i = 0; i < 40; i++) {
 		snprintf(path, sizeof(path), MNT "/dir/f%d", i);
 		kt_write_file(path, 8192, (unsigned int)i + 1, i % 8 == 0);
 	}
-	vt_must("sync");
+	tl_must("sync");
 	kt_ino_gen(MNT "/dir", &ino, &gen);
 	CHECK_INT(kt_scrub_ino(MNT, XFS_SCRUB_TYPE_DIR, ino, gen, 0, &oflags), 0);
 	CHECK_INT(oflags & XFS_SCRUB_OFLAG_CORRUPT, 0);
 	kt_ino_gen(MNT "/dir/f3", &ino, &gen);
 	CHECK_INT(kt_scrub_ino(MNT, XFS_SCRUB_TYPE_INODE, ino, gen, force, &oflags), 0);
-	kt_umount(MNT);
+	tl_umount(MNT);
 }
 
 int main(int argc, char **argv)
@@ -63,9 +63,9 @@ int main(int argc, char **argv)
 	const char *dev = argc > 1 ? argv[1] : "/dev/vda";
 
 	vt_require_vm();
-	printf("kernel: %s\n", vt_out("uname -rv"));
+	printf("kernel: %s\n", tl_out("uname -rv"));
 	for (size_t i = 0; i < sizeof(wanted_options) / sizeof(wanted_options[0]); i++)
-		CHECK(vt_sh("zcat /proc/config.gz | grep -qx '%s'", wanted_options[i]) == 0,
+		CHECK(tl_sh("zcat /proc/config.gz | grep -qx '%s'", wanted_options[i]) == 0,
 		      "the kernel's configuration has no %s", wanted_options[i]);
 	REQUIRE(access("/proc/lockdep", R_OK) == 0, "no /proc/lockdep: lockdep is off");
 	CHECK(access("/proc/sys/kernel/hung_task_timeout_secs", W_OK) == 0,
@@ -74,11 +74,11 @@ int main(int argc, char **argv)
 
 	xfs_workload(dev);
 
-	CHECK(vt_sh("grep -q xfs_nondir_ilock_class /proc/lockdep") == 0,
+	CHECK(tl_sh("grep -q xfs_nondir_ilock_class /proc/lockdep") == 0,
 	      "lockdep knows no XFS inode lock class after XFS ran");
-	CHECK(vt_sh("grep -q xfs_dir_ilock_class /proc/lockdep") == 0,
+	CHECK(tl_sh("grep -q xfs_dir_ilock_class /proc/lockdep") == 0,
 	      "lockdep knows no XFS directory inode lock class after XFS ran");
-	printf("%s\n", vt_out("grep -E 'lock-classes|direct dependencies|debug_locks' "
+	printf("%s\n", tl_out("grep -E 'lock-classes|direct dependencies|debug_locks' "
 			      "/proc/lockdep_stats"));
 	CHECK_INT(vt_debug_locks(), 1);
 	CHECK_INT(vt_kernel_log_problems(), 0);

@@ -188,7 +188,7 @@ static int max_level(const char *dev, uint32_t agcount, const char *hdr, const c
 	int max = 0;
 
 	for (uint32_t ag = 0; ag < agcount; ag++) {
-		const char *out = vt_out("xfs_db -r -c '%s %u' -c 'print %s' %s | sed 's/.* = //'",
+		const char *out = tl_out("xfs_db -r -c '%s %u' -c 'print %s' %s | sed 's/.* = //'",
 					 hdr, ag, field, dev);
 		int level = atoi(out);
 
@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	kt_allow_small_fs(dev);
 	kt_mkfs(dev, "-d agcount=4,size=256m");
-	kt_mount(dev, MNT, MNT_OPTS);
+	tl_mount(dev, MNT, MNT_OPTS);
 	kt_populate(MNT, FILES_PER_AG, &pop);
 	char *before = kt_checksums(MNT);
 	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
@@ -221,12 +221,12 @@ int main(int argc, char **argv)
 	close(fd);
 
 	/* The rebuilds must bulk-load trees with interior nodes. */
-	kt_umount(MNT);
+	tl_umount(MNT);
 	CHECK(max_level(dev, geo.agcount, "agf", "bnolevel") >= 2, "bnobt has one level");
 	CHECK(max_level(dev, geo.agcount, "agf", "cntlevel") >= 2, "cntbt has one level");
 	CHECK(max_level(dev, geo.agcount, "agf", "rmaplevel") >= 2, "rmapbt has one level");
 	CHECK(max_level(dev, geo.agcount, "agf", "refcntlevel") >= 2, "refcountbt has one level");
-	kt_mount(dev, MNT, MNT_OPTS);
+	tl_mount(dev, MNT, MNT_OPTS);
 
 	fs_name = kt_fs_name(dev);
 	fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
@@ -266,12 +266,12 @@ int main(int argc, char **argv)
 	close(fd);
 
 	/* Same data through cold caches, and a clean offline check. */
-	kt_umount(MNT);
-	CHECK_INT(vt_sh("xfs_repair -n %s >/dev/null 2>&1", dev), 0);
-	kt_mount(dev, MNT, MNT_OPTS);
+	tl_umount(MNT);
+	CHECK_INT(tl_sh("xfs_repair -n %s >/dev/null 2>&1", dev), 0);
+	tl_mount(dev, MNT, MNT_OPTS);
 	char *after = kt_checksums(MNT);
 	CHECK(strcmp(before, after) == 0, "file contents changed");
-	kt_umount(MNT);
+	tl_umount(MNT);
 	free(before);
 	free(after);
 

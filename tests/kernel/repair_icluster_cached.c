@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 	fd = kt_open(held->path, O_RDONLY);
 	/* Several passes: the buffer cache gives inode clusters more than one chance. */
 	for (int i = 0; i < 4; i++)
-		vt_must("sync && echo 3 > /proc/sys/vm/drop_caches");
+		tl_must("sync && echo 3 > /proc/sys/vm/drop_caches");
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_enable(BB_DUST, true);
 	rc = ic_stat(t->path, &st);
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 	waitpid(child, NULL, 0);
 	close(fd);
 
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	if (!ic_mount_checked(NULL))
 		return check_done();
 	rc = ic_stat(dir->path, &st);

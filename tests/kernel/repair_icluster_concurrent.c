@@ -255,12 +255,12 @@ static void round_under_load(int round, struct load_log *log)
 	char c;
 
 	printf("=== round %d\n", round);
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	/* A round whose repair failed left the block bad. */
-	vt_must("dmsetup message %s 0 clearbadblocks", BB_DUST);
+	tl_must("dmsetup message %s 0 clearbadblocks", BB_DUST);
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_enable(BB_DUST, true);
-	kt_mount(BB_DEV, BB_MNT, "noatime");
+	tl_mount(BB_DEV, BB_MNT, "noatime");
 	CHECK_INT(ic_stat(t->path, &st), -EIO);
 
 	memset(log, 0, sizeof(*log));
@@ -290,7 +290,7 @@ static void round_under_load(int round, struct load_log *log)
 	CHECK(rc == 0 && !(oflags & XFS_SCRUB_OFLAG_CORRUPT), "round %d: REPAIR rc %d flags 0x%x",
 	      round, rc, oflags);
 	if (rc != 0 || (oflags & XFS_SCRUB_OFLAG_CORRUPT))
-		vt_sh("dmesg | tail -n 20");
+		tl_sh("dmesg | tail -n 20");
 	CHECK(log->errors == 0, "round %d: the load failed %u times, first: %s", round,
 	      log->errors, log->first_error);
 	CHECK_INT(kt_trace_count(trace, "xrep_icluster_rebuild", NULL), IC_INODES_PER_BLOCK);
@@ -341,7 +341,7 @@ static void part_load(const char *backing)
 		REQUIRE(stat(path, &st) == 0, "stat %s", path);
 		printf("%s: inode %llu\n", path, (unsigned long long)st.st_ino);
 	}
-	vt_must("sync");
+	tl_must("sync");
 
 	log = mmap(NULL, sizeof(*log), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	REQUIRE(log != MAP_FAILED, "mmap: %s", strerror(errno));
@@ -352,9 +352,9 @@ static void part_load(const char *backing)
 	/* What the load left is not part of the recorded files.  A failed
 	 * last repair left the block bad: make it work again (a rewrite of
 	 * the cluster has cleared it already). */
-	vt_must("rm -rf %s %s/near*", LOAD_DIR, BB_MNT);
-	kt_umount(BB_MNT);
-	vt_must("dmsetup message %s 0 clearbadblocks", BB_DUST);
+	tl_must("rm -rf %s %s/near*", LOAD_DIR, BB_MNT);
+	tl_umount(BB_MNT);
+	tl_must("dmsetup message %s 0 clearbadblocks", BB_DUST);
 	if (!ic_mount_checked(NULL))
 		return;
 	ic_check_unchanged(&fs, false);
@@ -389,7 +389,7 @@ static int open_by_handle_nocmtime(const char *path)
 /* Kernel log lines of a rebuild of the 8 inodes of the bad block. */
 static int rebuild_log_lines(void)
 {
-	return atoi(vt_out("dmesg | grep -c 'inode cluster at daddr 0x%llx: rebuilt %d unreadable' "
+	return atoi(tl_out("dmesg | grep -c 'inode cluster at daddr 0x%llx: rebuilt %d unreadable' "
 			   "|| true", fs.cluster_daddr, IC_INODES_PER_BLOCK));
 }
 
@@ -466,7 +466,7 @@ static pid_t start_repair(const struct ic_file *t, int out)
 static void show_task(const char *what, pid_t pid)
 {
 	printf("%s (pid %d): state %c\n", what, (int)pid, kt_task_state(pid));
-	vt_sh("cat /proc/%d/stack 2>/dev/null", (int)pid);
+	tl_sh("cat /proc/%d/stack 2>/dev/null", (int)pid);
 }
 
 /* Wait for both children; false if they are still there after HANG_SECONDS. */
@@ -491,7 +491,7 @@ static bool wait_both(pid_t repair, int *repair_status, pid_t writer, int *write
 		show_task("repair", repair);
 	if (!writer_done)
 		show_task("writer", writer);
-	vt_sh("dmesg | tail -n 60");
+	tl_sh("dmesg | tail -n 60");
 	return false;
 }
 
@@ -564,7 +564,7 @@ static void part_writeback(const char *backing)
 	CHECK(bb_fs_alive(), "the filesystem is shut down or unmounted");
 
 	/* The appended data is on the disk. */
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	if (!ic_mount_checked(NULL))
 		return;
 	fd = kt_open(w->path, O_RDONLY);

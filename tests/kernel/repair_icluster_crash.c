@@ -52,10 +52,10 @@ static void round_read_errors(const char *backing)
 	ic_setup(&fs, backing, -1, NULL);
 	t = &fs.f[TARGET_FILE];
 	REQUIRE(t->in_bad_block, "%s is not in the bad block", t->path);
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_enable(BB_DUST, true);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	CHECK_INT(ic_stat(t->path, &st), -EIO);
 
 	rc = ic_scrub(XFS_SCRUB_TYPE_INODE, t->st.st_ino, t->gen, XFS_SCRUB_IFLAG_REPAIR,
@@ -79,17 +79,17 @@ static void round_read_errors(const char *backing)
  * to dm-dust over the whole device (no bad blocks). */
 static void error_segment(const char *backing, bool on)
 {
-	unsigned long long size = strtoull(vt_out("blockdev --getsz %s", backing), NULL, 10);
+	unsigned long long size = strtoull(tl_out("blockdev --getsz %s", backing), NULL, 10);
 	unsigned long long s = fs.dust_blk * (IC_FS_BLOCK / 512), n = IC_FS_BLOCK / 512;
 
 	if (on)
-		vt_must("printf '0 %llu linear %s 0\\n%llu %llu error\\n%llu %llu linear %s %llu\\n' "
+		tl_must("printf '0 %llu linear %s 0\\n%llu %llu error\\n%llu %llu linear %s %llu\\n' "
 			"| dmsetup load %s && dmsetup suspend %s && dmsetup resume %s", s, backing,
 			s, n, s + n, size - s - n, backing, s + n, BB_DUST, BB_DUST, BB_DUST);
 	else
-		vt_must("dmsetup load %s --table '0 %llu dust %s 0 4096' && dmsetup suspend %s && "
+		tl_must("dmsetup load %s --table '0 %llu dust %s 0 4096' && dmsetup suspend %s && "
 			"dmsetup resume %s", BB_DUST, size, backing, BB_DUST, BB_DUST);
-	vt_sh("dmsetup table %s", BB_DUST);
+	tl_sh("dmsetup table %s", BB_DUST);
 }
 
 static void round_read_write_errors(const char *backing)
@@ -102,9 +102,9 @@ static void round_read_write_errors(const char *backing)
 	printf("=== round 2: the block fails reads and writes\n");
 	ic_setup(&fs, backing, -1, NULL);
 	t = &fs.f[TARGET_FILE];
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	error_segment(backing, true);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	CHECK_INT(ic_stat(t->path, &st), -EIO);
 
 	rc = ic_scrub(XFS_SCRUB_TYPE_INODE, t->st.st_ino, t->gen, XFS_SCRUB_IFLAG_REPAIR,
@@ -129,7 +129,7 @@ static void round_read_write_errors(const char *backing)
 			CHECK_INT(ic_stat(fs.f[i].path, &st), 0);
 
 	/* The block works again: nothing of the cluster has changed. */
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	error_segment(backing, false);
 	if (!ic_mount_checked(NULL))
 		return;

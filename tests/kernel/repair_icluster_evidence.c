@@ -121,7 +121,7 @@ static uint64_t reshape(void)
 	size_t len;
 
 	REQUIRE(unlink(sl->path) == 0, "unlink %s: %s", sl->path, strerror(errno));
-	vt_must("sync");	/* inactivation frees the inode */
+	tl_must("sync");	/* inactivation frees the inode */
 	REQUIRE(symlink(SYMLINK_TARGET, sl->path) == 0, "symlink %s: %s", sl->path,
 		strerror(errno));
 	REQUIRE(lstat(sl->path, &st) == 0 && st.st_ino == sl->st.st_ino,
@@ -130,7 +130,7 @@ static uint64_t reshape(void)
 	sl->st = st;
 	sl->size = 0;
 
-	vt_must("xfs_io -c 'falloc -k 0 64m' -c fsync %s", fs.f[KEEPSIZE_FILE].path);
+	tl_must("xfs_io -c 'falloc -k 0 64m' -c fsync %s", fs.f[KEEPSIZE_FILE].path);
 
 	/* Direct writes allocate exactly what they write: no preallocation
 	 * past the end of the file fills the holes between the blocks. */
@@ -139,7 +139,7 @@ static uint64_t reshape(void)
 		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " -c 'pwrite -q -S 0x%x %d 4k'",
 					0x40 + k, k * 8192);
 	snprintf(cmd + len, sizeof(cmd) - len, " -c fsync %s", fs.f[BTREE_FILE].path);
-	vt_must("%s", cmd);
+	tl_must("%s", cmd);
 	REQUIRE(nextents(fs.f[BTREE_FILE].path) == BTREE_EXTENTS, "%s has %u extents, want %d",
 		fs.f[BTREE_FILE].path, nextents(fs.f[BTREE_FILE].path), BTREE_EXTENTS);
 
@@ -154,7 +154,7 @@ static uint64_t reshape(void)
 	}
 	REQUIRE(rename(d->path, P_DIR "/f55") == 0, "rename %s: %s", d->path, strerror(errno));
 	snprintf(d->path, sizeof(d->path), P_DIR "/f55");
-	vt_must("sync");
+	tl_must("sync");
 	return kt_fork_physical(P_DIR, 0) / IC_FS_BLOCK;
 }
 
@@ -165,7 +165,7 @@ static uint64_t reshape(void)
  */
 static const char *db_unlinked(uint64_t ino, const char *inode_cmds, const char *agi_cmds)
 {
-	return vt_out("xfs_db -x -c 'inode %llu' %s -c 'print core.nlinkv2 next_unlinked' "
+	return tl_out("xfs_db -x -c 'inode %llu' %s -c 'print core.nlinkv2 next_unlinked' "
 		      "-c 'agi 0' %s -c 'print unlinked[%u]' %s 2>&1", (unsigned long long)ino,
 		      inode_cmds, agi_cmds, (unsigned int)(ino % 64), BB_DEV);
 }
@@ -254,15 +254,15 @@ int main(int argc, char **argv)
 		"unexpected layout");
 
 	p_blk = reshape();
-	keep_sum = strdup(vt_out("sha256sum < %s", ks->path));
+	keep_sum = strdup(tl_out("sha256sum < %s", ks->path));
 	free(fs.sums);
 	fs.sums = kt_checksums(BB_MNT);
 	printf("P's block: dust block %llu\n", (unsigned long long)p_blk);
 
 	/* Cold caches, then the cluster's last block and P's block go bad. */
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	set_unlinked(ul->st.st_ino, true);
-	kt_mount(BB_DEV, BB_MNT, "noatime");
+	tl_mount(BB_DEV, BB_MNT, "noatime");
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_add(BB_DUST, p_blk, 0);
 	kt_dust_enable(BB_DUST, true);
@@ -274,10 +274,10 @@ int main(int argc, char **argv)
 	printf("repair of %s: rc %d flags 0x%x\n", t->path, rc, oflags);
 	CHECK(rc == 0 && !(oflags & XFS_SCRUB_OFLAG_CORRUPT), "REPAIR: rc %d flags 0x%x", rc,
 	      oflags);
-	vt_sh("dmesg | grep 'inode cluster at daddr' | tail -n 4");
+	tl_sh("dmesg | grep 'inode cluster at daddr' | tail -n 4");
 
 	/* P readable again: f55 is reached through it. */
-	vt_must("dmsetup message %s 0 removebadblock %llu", BB_DUST, (unsigned long long)p_blk);
+	tl_must("dmsetup message %s 0 removebadblock %llu", BB_DUST, (unsigned long long)p_blk);
 
 	rc = stat_rc(d->path, true, &st);
 	CHECK(rc == 0 && S_ISDIR(st.st_mode) && st.st_nlink == 2,
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 	ic_check_unchanged(&fs, false);
 
 	/* The unlinked inode got no link and heads its bucket still. */
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	kt_dust_enable(BB_DUST, false);
 	bucket = (unsigned int)(ul->st.st_ino % 64);
 	out = db_unlinked(ul->st.st_ino, "", "");
@@ -309,10 +309,10 @@ int main(int argc, char **argv)
 	set_unlinked(ul->st.st_ino, false);
 
 	/* What the offline check says about the inodes left damaged. */
-	vt_sh("xfs_repair -n %s 2>&1 | grep -v '^ *- \\|^Phase\\|^No modify' | head -n 30",
+	tl_sh("xfs_repair -n %s 2>&1 | grep -v '^ *- \\|^Phase\\|^No modify' | head -n 30",
 	      BB_DEV);
 	kt_dust_enable(BB_DUST, true);
-	kt_mount(BB_DEV, BB_MNT, "noatime");
+	tl_mount(BB_DEV, BB_MNT, "noatime");
 	ic_check_rebuilt(ul);
 	check_damaged(ks, false, "after a remount: KEEP_SIZE file");
 	check_damaged(sl, true, "after a remount: inline symlink");
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
 	      "%s after its REPAIR: %s, size %lld, expected %d bytes", ks->path,
 	      rc ? strerror(-rc) : "ok", rc ? 0LL : (long long)st.st_size, IC_FS_BLOCK);
 	if (rc == 0)
-		CHECK_STR(vt_out("sha256sum < %s", ks->path), keep_sum);
+		CHECK_STR(tl_out("sha256sum < %s", ks->path), keep_sum);
 	rc = ic_scrub(XFS_SCRUB_TYPE_INODE, sl->st.st_ino, 0, XFS_SCRUB_IFLAG_REPAIR, &oflags);
 	printf("REPAIR of %s: rc %d flags 0x%x\n", sl->path, rc, oflags);
 	if (vt_modern()) {

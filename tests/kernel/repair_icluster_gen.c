@@ -80,7 +80,7 @@ static void check_handle(struct handle *h, const struct ic_file *f)
 /* Kernel log lines about a rebuild of 8 inodes of a cluster. */
 static int rebuild_log_lines(void)
 {
-	return atoi(vt_out("dmesg | grep -c 'inode cluster at daddr 0x%llx: rebuilt 8 "
+	return atoi(tl_out("dmesg | grep -c 'inode cluster at daddr 0x%llx: rebuilt 8 "
 			   "unreadable inodes' || true", fs.cluster_daddr));
 }
 
@@ -105,16 +105,16 @@ static void run_round(const char *backing, int target_index)
 			t->path);
 	take_handle(fs.f[HANDLE_FILE].path, &h);
 
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_enable(BB_DUST, true);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	CHECK_INT(ic_stat(t->path, &st), -EIO);
 
 	nlog = rebuild_log_lines();
 	rc = ic_scrub(XFS_SCRUB_TYPE_INODE, t->st.st_ino, 0, XFS_SCRUB_IFLAG_REPAIR, &oflags);
 	printf("repair: rc %d flags 0x%x\n", rc, oflags);
-	vt_sh("dmesg | grep 'inode cluster at' | tail -n 2");
+	tl_sh("dmesg | grep 'inode cluster at' | tail -n 2");
 	/*
 	 * The cluster is salvaged before the generation can be known; then
 	 * an inode whose generation is not the caller's 0 is not the inode

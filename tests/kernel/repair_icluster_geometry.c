@@ -72,10 +72,10 @@ static struct ic_file *target(void)
 
 static void damage(void)
 {
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_enable(BB_DUST, true);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 }
 
 static const char *const events[] = {
@@ -113,7 +113,7 @@ static void rebuilt_round(void)
 	CHECK_INT(ic_dust_bad_blocks(), 0);
 
 	/* From the disk, not from the buffer the repair left in memory. */
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	if (!ic_mount_checked(NULL))
 		return;
 	ic_check_repaired(&fs);
@@ -140,7 +140,7 @@ static void refused_round(int expect)
 	CHECK(bb_fs_alive(), "the filesystem is shut down or unmounted");
 
 	/* The block reads again: nothing of the cluster has changed. */
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	kt_dust_enable(BB_DUST, false);
 	if (!ic_mount_checked(NULL))
 		return;
@@ -159,12 +159,12 @@ static void large_block_round(const char *backing)
 	kt_dust_create(BB_DUST, backing);
 	/* Four 64 MiB AGs leave no room for the log of a 64 KiB block size. */
 	kt_mkfs(BB_DEV, "-d agcount=2 -b size=65536");
-	rc = vt_sh("mkdir -p %s && mount %s %s", BB_MNT, BB_DEV, BB_MNT);
+	rc = tl_sh("mkdir -p %s && mount %s %s", BB_MNT, BB_DEV, BB_MNT);
 	CHECK(rc != 0, "a 64 KiB block filesystem mounted on a kernel without large folios: "
 	      "test the salvage on it (128-inode clusters: EOPNOTSUPP)");
 	if (rc == 0)
-		kt_umount(BB_MNT);
-	CHECK_STR(vt_out("dmesg | grep -o 'block size (65536 bytes) not supported' | head -n 1"),
+		tl_umount(BB_MNT);
+	CHECK_STR(tl_out("dmesg | grep -o 'block size (65536 bytes) not supported' | head -n 1"),
 		  "block size (65536 bytes) not supported");
 	kt_dust_remove(BB_DUST);
 	CHECK_INT(vt_kernel_log_problems(), 0);

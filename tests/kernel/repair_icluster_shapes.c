@@ -86,10 +86,10 @@ static const char *const events[] = {
 
 static void damage(void)
 {
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_enable(BB_DUST, true);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 }
 
 /* REPAIR of @f with the salvage's trace events; the trace (malloc'd). */
@@ -112,7 +112,7 @@ static void check_repaired(int rc, uint32_t oflags)
 }
 
 /* xfs_db on the unmounted filesystem; the output in a static buffer. */
-#define DB(...) vt_out("xfs_db -r " __VA_ARGS__)
+#define DB(...) tl_out("xfs_db -r " __VA_ARGS__)
 
 /* ---- a hole of a sparse chunk across the cluster ---- */
 
@@ -129,7 +129,7 @@ static void round_holemask(const char *backing)
 	ic_setup(&fs, backing, -1, NULL);
 	t = &fs.f[IC_CLUSTER_FILE];
 	REQUIRE(t->in_cluster && !t->in_bad_block, "unexpected layout");
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 
 	/* The cluster is the second half of the root's chunk, in AG 0. */
 	chunk = fs.first - IC_CLUSTER_INODES;
@@ -149,7 +149,7 @@ static void round_holemask(const char *backing)
 	 * free as holes are (xfs_db reads numbers as signed: the free mask
 	 * 0xff00000000000000 is written as a negative one).
 	 */
-	vt_must("xfs_db -x -c 'agi 0' -c 'addr root' -c 'write recs[%u].holemask 0xc000' "
+	tl_must("xfs_db -x -c 'agi 0' -c 'addr root' -c 'write recs[%u].holemask 0xc000' "
 		"-c 'write recs[%u].count 56' -c 'write -- recs[%u].free -72057594037927936' "
 		"-c 'print recs[%u]' %s", rec, rec, rec, rec, BB_DEV);
 	REQUIRE(strstr(DB("-c 'agi 0' -c 'addr root' -c 'print recs[%u]' %s", rec, BB_DEV),
@@ -158,7 +158,7 @@ static void round_holemask(const char *backing)
 
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_enable(BB_DUST, true);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	trace = repair(t, &rc, &oflags);
 	/* The scrub ioctl turns the repair's EFSCORRUPTED into "still corrupt". */
 	CHECK(rc == 0 && (oflags & XFS_SCRUB_OFLAG_CORRUPT),
@@ -170,7 +170,7 @@ static void round_holemask(const char *backing)
 	CHECK_INT(ic_dust_bad_blocks(), 1);
 
 	/* The inode btree is damaged on purpose: no xfs_repair -n. */
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	kt_dust_remove(BB_DUST);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	free(fs.sums);
@@ -207,7 +207,7 @@ static bool make_reflinks(struct ic_file *f, int i, void *arg)
 static bool same_sum(const char *name)
 {
 	char want[128];
-	const char *line = vt_out("cd %s && sha256sum ./%s", BB_MNT, name);
+	const char *line = tl_out("cd %s && sha256sum ./%s", BB_MNT, name);
 
 	snprintf(want, sizeof(want), "%s\n", line);
 	return strstr(fs.sums, want) != NULL;
@@ -233,7 +233,7 @@ static void round_reflink(const char *backing)
 	CHECK_INT(kt_trace_count(trace, "xrep_icluster_rebuild", NULL), fs.bad_inodes);
 	free(trace);
 
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	if (!ic_mount_checked(NULL))
 		return;
 	ic_check_unchanged(&fs, false);
@@ -280,8 +280,8 @@ static bool make_dir_link(struct ic_file *f, int i, void *arg)
 	snprintf(f->path, sizeof(f->path), BB_MNT "/f%02d", i);
 	if (i == DIR_FILE) {
 		/* The first directory made after a mount goes to AG 0. */
-		kt_umount(BB_MNT);
-		kt_mount(BB_DEV, BB_MNT, NULL);
+		tl_umount(BB_MNT);
+		tl_mount(BB_DEV, BB_MNT, NULL);
 		f->is_dir = true;
 		REQUIRE(mkdir(f->path, 0700) == 0, "mkdir %s: %s", f->path, strerror(errno));
 		return true;
@@ -324,14 +324,14 @@ static void round_dir_link(const char *backing)
 	l = &fs.f[LINK_FILE];
 	REQUIRE(d->in_bad_block && l->in_bad_block && S_ISLNK(l->st.st_mode),
 		"unexpected layout");
-	vt_sh("xfs_io -r -c 'stat' %s | grep -E 'format|nextents|size'", d->path);
+	tl_sh("xfs_io -r -c 'stat' %s | grep -E 'format|nextents|size'", d->path);
 	damage();
 	trace = repair(&fs.f[TARGET_FILE], &rc, &oflags);
 	check_repaired(rc, oflags);
 	CHECK_INT(kt_trace_count(trace, "xrep_icluster_rebuild", NULL), fs.bad_inodes);
 	free(trace);
 
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	if (!ic_mount_checked(NULL))
 		return;
 	rc = lstat(d->path, &st) == 0 ? 0 : -errno;
@@ -398,12 +398,12 @@ static void round_root(const char *backing)
 	printf("=== the root directory's cluster\n");
 	ic_setup(&fs, backing, -1, "noatime");
 	REQUIRE(stat(BB_MNT, &root) == 0, "stat %s", BB_MNT);
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	REQUIRE(sscanf(DB("-c 'convert ino %llu daddr' %s", (unsigned long long)root.st_ino,
 			  BB_DEV), "%*s (%llu)", &daddr) == 1, "xfs_db convert");
-	vt_sh("xfs_db -r -c 'sb 0' -c 'print rootino rbmino rsumino uquotino gquotino pquotino' %s",
+	tl_sh("xfs_db -r -c 'sb 0' -c 'print rootino rbmino rsumino uquotino gquotino pquotino' %s",
 	      BB_DEV);
-	kt_mount(BB_DEV, BB_MNT, "noatime");
+	tl_mount(BB_DEV, BB_MNT, "noatime");
 
 	/* The first 4 KiB of the root's cluster: the root and 7 more. */
 	fs.bad_first = root.st_ino;
@@ -421,7 +421,7 @@ static void round_root(const char *backing)
 
 	/* The root stays in memory; its cluster and the files leave. */
 	for (int i = 0; i < 4; i++)
-		vt_must("sync && echo 3 > /proc/sys/vm/drop_caches");
+		tl_must("sync && echo 3 > /proc/sys/vm/drop_caches");
 	kt_dust_add(BB_DUST, daddr * 512 / IC_FS_BLOCK, 0);
 	kt_dust_enable(BB_DUST, true);
 	rc = ic_stat(t->path, &st);
@@ -443,7 +443,7 @@ static void round_root(const char *backing)
 	free(trace);
 	CHECK_INT(ic_dust_bad_blocks(), 0);
 
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	if (!ic_mount_checked(NULL))
 		return;
 	rc = stat(BB_MNT, &st) == 0 ? 0 : -errno;
@@ -463,7 +463,7 @@ static void round_root(const char *backing)
 	rc = kt_scrub_ino(BB_MNT, XFS_SCRUB_TYPE_DIR, 0, 0, 0, &oflags);
 	CHECK(rc == 0 && oflags == 0, "DIR scrub of the root: rc %d flags 0x%x", rc, oflags);
 	/* The superblock's realtime bitmap and summary: regular, one link. */
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	out = DB("-c 'sb 0' -c 'print rbmino rsumino' -c 'inode %llu' "
 		 "-c 'print core.mode core.nlinkv2 core.newrtbm' -c 'inode %llu' "
 		 "-c 'print core.mode core.nlinkv2 core.newrtbm' %s",
@@ -474,7 +474,7 @@ static void round_root(const char *backing)
 			  "core.mode = 0100000\ncore.nlinkv2 = 1\ncore.newrtbm = 0") &&
 		      !strstr(out, "CRC error"),
 	      "the realtime bitmap and summary inodes are not regular files with one link");
-	kt_mount(BB_DEV, BB_MNT, "noatime");
+	tl_mount(BB_DEV, BB_MNT, "noatime");
 	CHECK_INT(bb_finish(), 0);
 	free(fs.sums);
 }

@@ -36,7 +36,7 @@ static struct ic_fs fs;
 
 static int rebuild_log_lines(void)
 {
-	return atoi(vt_out("dmesg | grep -c 'inode cluster at daddr 0x%llx: rebuilt' || true",
+	return atoi(tl_out("dmesg | grep -c 'inode cluster at daddr 0x%llx: rebuilt' || true",
 			   fs.cluster_daddr));
 }
 
@@ -57,10 +57,10 @@ int main(int argc, char **argv)
 	ic_setup(&fs, backing, -1, NULL);
 	t = &fs.f[TARGET_FILE];
 	REQUIRE(t->in_bad_block, "%s is not in the bad block", t->path);
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_enable(BB_DUST, true);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	CHECK_INT(ic_stat(t->path, &st), -EIO);
 
 	/* A plain scrub only failed to read: EIO, not CORRUPT. */

@@ -56,7 +56,7 @@ static const char *type_name(uint32_t type)
 /* Write the damage into the leftmost leaf of the btree, unmounted. */
 static void damage_btree(const char *dev, const struct damage *d)
 {
-	const char *out = vt_out("xfs_db -r -c '%s %u' -c 'print %s' %s | sed 's/.* = //'",
+	const char *out = tl_out("xfs_db -r -c '%s %u' -c 'print %s' %s | sed 's/.* = //'",
 				 d->header, d->agno, d->levels, dev);
 	int levels = atoi(out);
 	char path[256] = "";
@@ -64,9 +64,9 @@ static void damage_btree(const char *dev, const struct damage *d)
 	REQUIRE(levels >= 1, "cannot read the %s levels of AG %u", type_name(d->type), d->agno);
 	for (int i = 1; i < levels; i++)
 		strcat(path, " -c 'addr ptrs[1]'");
-	vt_must("xfs_db -x -c '%s %u' -c 'addr %s'%s -c 'write %s' %s", d->header, d->agno,
+	tl_must("xfs_db -x -c '%s %u' -c 'addr %s'%s -c 'write %s' %s", d->header, d->agno,
 		d->root, path, d->write, dev);
-	CHECK(vt_sh("xfs_repair -n %s >/dev/null 2>&1", dev) != 0,
+	CHECK(tl_sh("xfs_repair -n %s >/dev/null 2>&1", dev) != 0,
 	      "xfs_repair -n does not see the damage to the %s of AG %u", type_name(d->type),
 	      d->agno);
 }
@@ -99,9 +99,9 @@ static void repair_round(const char *dev, const struct damage *d)
 	uint32_t oflags;
 
 	printf("--- %s of AG %u: %s\n", type_name(d->type), d->agno, d->write);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	damage_btree(dev, d);
-	kt_mount(dev, MNT, NULL);
+	tl_mount(dev, MNT, NULL);
 	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
 
 	int rc = map_scrub_call(fd, d->type, d->agno, 0, 0, 0, &oflags);
@@ -134,13 +134,13 @@ static void repair_round(const char *dev, const struct damage *d)
 	      kt_errno_name(rc), map_scrub_oflags_str(oflags, flags, sizeof(flags)));
 	close(fd);
 
-	kt_umount(MNT);
-	rc = vt_sh("xfs_repair -n %s >/tmp/xfs_repair.out 2>&1", dev);
+	tl_umount(MNT);
+	rc = tl_sh("xfs_repair -n %s >/tmp/xfs_repair.out 2>&1", dev);
 	if (rc != 0)
-		vt_sh("grep -v '^ *- \\|^Phase' /tmp/xfs_repair.out");
+		tl_sh("grep -v '^ *- \\|^Phase' /tmp/xfs_repair.out");
 	CHECK(rc == 0, "xfs_repair -n finds damage after the online repair of %s",
 	      type_name(d->type));
-	kt_mount(dev, MNT, NULL);
+	tl_mount(dev, MNT, NULL);
 }
 
 int main(int argc, char **argv)
@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	kt_allow_small_fs(dev);
 	kt_mkfs(dev, "-d agcount=4,size=256m");
-	kt_mount(dev, MNT, NULL);
+	tl_mount(dev, MNT, NULL);
 	kt_populate(MNT, 400, &pop);
 	char *before = kt_checksums(MNT);
 
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 
 	char *after = kt_checksums(MNT);
 	CHECK(strcmp(before, after) == 0, "file contents changed");
-	kt_umount(MNT);
+	tl_umount(MNT);
 	free(before);
 	free(after);
 

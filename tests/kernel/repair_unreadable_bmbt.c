@@ -55,7 +55,7 @@ static void write_sparse(void)
  * hole: the file's layout as a string to compare. */
 static char *layout(void)
 {
-	return strdup(vt_out("xfs_io -r -c 'fiemap -v' " SPARSE " | tail -n +2"));
+	return strdup(tl_out("xfs_io -r -c 'fiemap -v' " SPARSE " | tail -n +2"));
 }
 
 int main(int argc, char **argv)
@@ -74,9 +74,9 @@ int main(int argc, char **argv)
 	char *before = layout();
 
 	REQUIRE(stat(SPARSE, &st) == 0, "stat");
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	/* Speculative preallocation fills some holes: count the records. */
-	long nextents = strtol(vt_out("xfs_db -r -c 'inode %llu' -c 'print core.nextents' %s | "
+	long nextents = strtol(tl_out("xfs_db -r -c 'inode %llu' -c 'print core.nextents' %s | "
 				      "sed 's/.*= //'", (unsigned long long)st.st_ino, BB_DEV),
 			       NULL, 10);
 	uint64_t daddr = kt_bmbt_leaf_daddr(BB_DEV, st.st_ino);
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	REQUIRE(nextents >= NEXTENTS, "the file has %ld mappings", nextents);
 
 	/* Ground truth: no block of the file can be reached. */
-	CHECK_INT(vt_sh("cat " SPARSE " > /dev/null"), 1);
+	CHECK_INT(tl_sh("cat " SPARSE " > /dev/null"), 1);
 	rc = bb_scrub(SPARSE, XFS_SCRUB_TYPE_BMBTD, 0, &oflags);
 	printf("scrub: rc %d flags 0x%x\n", rc, oflags);
 	CHECK(rc == 0 && (oflags & XFS_SCRUB_OFLAG_CORRUPT),

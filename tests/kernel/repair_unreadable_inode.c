@@ -117,8 +117,8 @@ static void populate(void)
 			"set attributes of %s: %s", f->path, strerror(errno));
 	}
 	/* Settle: a remount drops speculative preallocations and caches. */
-	kt_umount(BB_MNT);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_umount(BB_MNT);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	for (int i = 0; i < nfiles; i++) {
 		uint64_t ino;
 
@@ -207,21 +207,21 @@ static const char *const round_names[NR_ROUNDS] = {
 /* Kernel log lines that report a rebuild of the cluster at @cluster_daddr. */
 static int rebuild_log_lines(unsigned long long cluster_daddr, int nlost)
 {
-	return atoi(vt_out("dmesg | grep -c 'inode cluster at daddr 0x%llx: rebuilt %d "
+	return atoi(tl_out("dmesg | grep -c 'inode cluster at daddr 0x%llx: rebuilt %d "
 			   "unreadable inodes' || true", cluster_daddr, nlost));
 }
 
 /* ... and that say a damaged directory was left out of the name search. */
 static int skipped_dir_log_lines(unsigned long long cluster_daddr)
 {
-	return atoi(vt_out("dmesg | grep -c 'inode cluster at daddr 0x%llx: 1 damaged "
+	return atoi(tl_out("dmesg | grep -c 'inode cluster at daddr 0x%llx: 1 damaged "
 			   "directories not searched' || true", cluster_daddr));
 }
 
 static unsigned long long ino_daddr(uint64_t ino)
 {
 	unsigned long long daddr;
-	const char *out = vt_out("xfs_db -r -c 'convert ino %llu daddr' %s",
+	const char *out = tl_out("xfs_db -r -c 'convert ino %llu daddr' %s",
 				 (unsigned long long)ino, BB_DEV);
 
 	REQUIRE(sscanf(out, "%*s (%llu)", &daddr) == 1, "xfs_db convert: %s", out);
@@ -262,7 +262,7 @@ static void run_round(const char *backing, enum round round)
 	populate();
 	if (readable_target) {
 		/* After the files: their inode numbers stay as they are. */
-		vt_must("mkdir " BB_MNT "/bigdir && cd " BB_MNT "/bigdir && for i in $(seq %d); "
+		tl_must("mkdir " BB_MNT "/bigdir && cd " BB_MNT "/bigdir && for i in $(seq %d); "
 			"do : > entry-$i-with-a-longer-name-than-usual; done && sync", BIGDIR_ENTRIES);
 		REQUIRE(stat(BB_MNT "/bigdir", &st) == 0, "stat bigdir: %s", strerror(errno));
 		bigdir_ino = st.st_ino;
@@ -328,7 +328,7 @@ static void run_round(const char *backing, enum round round)
 		"the damaged directory is in the damaged cluster");
 
 	/* Damage: the 4 KiB block that holds inode bad_first. */
-	kt_umount(BB_MNT);
+	tl_umount(BB_MNT);
 	daddr = ino_daddr(bad_first);
 	cluster_daddr = ino_daddr(first);
 	printf("inodes %llu-%llu: daddr %llu, dust block %llu; target %s, ino %llu\n",
@@ -343,7 +343,7 @@ static void run_round(const char *backing, enum round round)
 		kt_dust_add(BB_DUST, bigdir_blk, 0);
 	}
 	kt_dust_enable(BB_DUST, true);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	if (readable_target) {
 		/* As a scan does before any repair: the directory is marked sick. */
 		rc = bb_scrub(BB_MNT "/bigdir", XFS_SCRUB_TYPE_DIR, 0, &oflags);
@@ -372,7 +372,7 @@ static void run_round(const char *backing, enum round round)
 	if (readable_target) {
 		CHECK_INT(skipped_dir_log_lines(cluster_daddr), nskipped + 1);
 		/* The directory is readable again and scrubs clean (not sick). */
-		vt_must("dmsetup message " BB_DUST " 0 removebadblock %llu", bigdir_blk);
+		tl_must("dmsetup message " BB_DUST " 0 removebadblock %llu", bigdir_blk);
 		rc = bb_scrub(BB_MNT "/bigdir", XFS_SCRUB_TYPE_DIR, 0, &oflags);
 		CHECK(rc == 0 && oflags == 0, "scrub of the directory made readable: rc %d "
 		      "flags 0x%x", rc, oflags);
@@ -455,8 +455,8 @@ static void run_round(const char *backing, enum round round)
 	free(now);
 
 	/* The repair wrote the cluster back, which cleared the bad block. */
-	kt_umount(BB_MNT);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_umount(BB_MNT);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	for (int i = 0; i < nfiles; i++)
 		CHECK_INT(stat_rc(files[i].path, &st), 0);
 	now = kt_checksums(BB_MNT);

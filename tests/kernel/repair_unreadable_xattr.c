@@ -111,7 +111,7 @@ static void attr_name(const struct attr_case *c, char *buf, size_t size, int i)
 /* Lines of the kernel log that contain "inode 0x@ino: @text". */
 static int log_count(uint64_t ino, const char *text)
 {
-	return atoi(vt_out("dmesg | grep -cF 'inode 0x%llx: %s'", (unsigned long long)ino, text));
+	return atoi(tl_out("dmesg | grep -cF 'inode 0x%llx: %s'", (unsigned long long)ino, text));
 }
 
 /* getxattr of attribute @i: 0 if it has its original value, else -errno

@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	kt_allow_small_fs(dev);
 	kt_mkfs(dev, "-d agcount=4,size=256m");
-	kt_mount(dev, MNT, "uquota,gquota,pquota");
+	tl_mount(dev, MNT, "uquota,gquota,pquota");
 	kt_populate(MNT, 200, &pop);
 	char *before = kt_checksums(MNT);
 
@@ -150,11 +150,11 @@ int main(int argc, char **argv)
 
 	char *after = kt_checksums(MNT);
 	CHECK(strcmp(before, after) == 0, "file contents changed");
-	kt_umount(MNT);
-	CHECK_INT(vt_sh("xfs_repair -n %s", dev), 0);
+	tl_umount(MNT);
+	CHECK_INT(tl_sh("xfs_repair -n %s", dev), 0);
 
 	/* Quota types are absent while quotas are off. */
-	kt_mount(dev, MNT, NULL);
+	tl_mount(dev, MNT, NULL);
 	fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
 	static const uint32_t quota_types[] = { XFS_SCRUB_TYPE_UQUOTA, XFS_SCRUB_TYPE_GQUOTA,
 						XFS_SCRUB_TYPE_PQUOTA, XFS_SCRUB_TYPE_QUOTACHECK };
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 		CHECK_INT(map_scrub_call(fd, quota_types[i], 0, 0, 0, 0, &oflags), -ENOENT);
 	}
 	close(fd);
-	kt_umount(MNT);
+	tl_umount(MNT);
 	free(before);
 	free(after);
 

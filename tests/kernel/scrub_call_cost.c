@@ -164,14 +164,14 @@ static void held_lock_pass(int (*hold)(const char *path), const char *path,
 	int status;
 
 	/* --nolockfs: a freeze would stop the child before it took the lock. */
-	vt_must("dmsetup suspend --nolockfs %s", BB_DUST);
+	tl_must("dmsetup suspend --nolockfs %s", BB_DUST);
 	pid_t pid = fork();
 	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0)
 		_exit(hold(path) == 0 ? 0 : 1);
 	wait_blocked(pid);
 	expect_deferred(o, type, event);
-	vt_must("dmsetup resume %s", BB_DUST);
+	tl_must("dmsetup resume %s", BB_DUST);
 	REQUIRE(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "the blocked process failed once the device was resumed (status 0x%x)", status);
@@ -266,8 +266,8 @@ int main(int argc, char **argv)
 	sync();
 
 	/* Cold caches for every part: nothing else runs, nothing is deferred. */
-	kt_umount(BB_MNT);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_umount(BB_MNT);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	quiet_pass();
 
 	/*
@@ -276,8 +276,8 @@ int main(int argc, char **argv)
 	 * by stat (which reads only the root folder) and the file's by an INODE
 	 * scrub by handle (which reads no folder).
 	 */
-	kt_umount(BB_MNT);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_umount(BB_MNT);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	const struct obj *dir = &dirs[3], *file = &files[3][5];
 	struct stat st;
 	uint32_t oflags;
@@ -293,8 +293,8 @@ int main(int argc, char **argv)
 	 * then a one-byte write waits for the file's uncached block with the
 	 * file's i_rwsem held.
 	 */
-	kt_umount(BB_MNT);
-	kt_mount(BB_DEV, BB_MNT, NULL);
+	tl_umount(BB_MNT);
+	tl_mount(BB_DEV, BB_MNT, NULL);
 	file = &files[3][7];
 	expect_clean(dir, XFS_SCRUB_TYPE_DIR, "before the write");
 	held_lock_pass(write_byte, file->path, dir, XFS_SCRUB_TYPE_DIR, "xchk_dir_defer");

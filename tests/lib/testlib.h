@@ -12,6 +12,23 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* ---- shell commands (shell.c) ---- */
+
+/* Run a shell command (echoed with "+ "); returns its exit status, or -1. */
+int tl_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Like tl_sh(), but a nonzero status stops the test. */
+void tl_must(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Output of a shell command (trailing newline removed) in a static buffer. */
+const char *tl_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- filesystems (fs.c); each stops the test on failure ---- */
+
+/* mkfs.xfs -f with the given options on dev and mount it at mnt (created). */
+void tl_mkfs_mount(const char *dev, const char *mkfs_opts, const char *mnt);
+/* mount [-o @opts] @dev @mnt (created). */
+void tl_mount(const char *dev, const char *mnt, const char *opts);
+void tl_umount(const char *mnt);
+
 /* ---- clocks (clock.c) ---- */
 
 /* CLOCK_MONOTONIC in seconds. */

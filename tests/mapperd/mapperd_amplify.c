@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
 	const char *disk = strrchr(argv[arg], '/') ? strrchr(argv[arg], '/') + 1 : argv[arg];
-	vt_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=%d status=none && sync", FX_MNT,
+	tl_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=%d status=none && sync", FX_MNT,
 		FILE_MB);
 	uint64_t bad_phys = fx_file_physical("big.bin", BAD_AT);
 	struct want w = { fx_ino("big.bin"), BAD_AT };
@@ -101,8 +101,8 @@ int main(int argc, char **argv)
 	mdt_write_config("event_read_limit = 8M\nevent_scans = no\n");
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(bad_phys / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(bad_phys / 4096));
+	tl_must("dmsetup message dust 0 enable");
 
 	/* 1 and 2: bounded reads that move on */
 	int found_at = 0;

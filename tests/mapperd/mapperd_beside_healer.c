@@ -115,12 +115,12 @@ static void healer_stop(pid_t pid)
 	}
 	printf("--- xfs_healer said:\n");
 	fflush(stdout);
-	vt_sh("cat " HEALER_OUT);
+	tl_sh("cat " HEALER_OUT);
 }
 
 static int ctl(const char *args)
 {
-	return vt_sh("%s --db " CTL_DB " %s", mdt_mapctl, args);
+	return tl_sh("%s --db " CTL_DB " %s", mdt_mapctl, args);
 }
 
 /* Overwrite 64 bytes of the 4 KiB btree block at device byte @byte, from
@@ -128,7 +128,7 @@ static int ctl(const char *args)
  * matches. */
 static void smudge(uint64_t byte)
 {
-	vt_must("head -c 64 /dev/zero | tr '\\0' '\\245' | dd of=%s bs=1 seek=%llu "
+	tl_must("head -c 64 /dev/zero | tr '\\0' '\\245' | dd of=%s bs=1 seek=%llu "
 		"conv=notrunc status=none", FX_DUST, (unsigned long long)(byte + 56));
 }
 
@@ -150,10 +150,10 @@ static void step1_healer_first(const struct want *w)
 	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"off: another monitor is attached\"");
 	MDT_CHECK_STATUS(FX_MNT, "autofsck", "\"repair\"");
 	MDT_CHECK_STATUS(FX_MNT, "fanotify", "true");
-	vt_sh("%s daemon status --socket " MDT_SOCK " | head -n 2", mdt_mapctl);
+	tl_sh("%s daemon status --socket " MDT_SOCK " | head -n 2", mdt_mapctl);
 
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w->physical / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w->physical / 4096));
+	tl_must("dmsetup message dust 0 enable");
 	double t0 = tl_mono();
 	int err = tl_read_block(FX_MNT "/big.bin", BAD_AT);
 	CHECK(err == EIO, "reading big.bin at 6 MiB: %s, expected EIO",
@@ -192,7 +192,7 @@ static void step2_mapperd_first(void)
 		kill(hp, SIGKILL);
 		waitpid(hp, NULL, 0);
 	}
-	vt_sh("cat " HEALER_OUT);
+	tl_sh("cat " HEALER_OUT);
 	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"on\"");
 	CHECK_INT(mdt_stop(pid), 0);
 }
@@ -201,7 +201,7 @@ static void step3_both_repair(void)
 {
 	uint64_t root1 = fx_inobt_root_byte(1), root2 = fx_inobt_root_byte(2);
 
-	vt_must("dmsetup message dust 0 disable");	/* the data block reads again */
+	tl_must("dmsetup message dust 0 disable");	/* the data block reads again */
 	fx_umount();
 	smudge(root1);
 	smudge(root2);
@@ -216,12 +216,12 @@ static void step3_both_repair(void)
 	 * xfs_healer had repaired it, 0 when xfs_healer was first for both. */
 	printf("first scan beside xfs_healer: exit %d\n", src);
 	CHECK(src == 0 || src == 1, "mapctl scan exited %d", src);
-	vt_sh("tail -n 3 /tmp/scan1.out");
+	tl_sh("tail -n 3 /tmp/scan1.out");
 	ctl("files " FX_MNT);
 	int rrc = ctl("repair " FX_MNT " --all --yes");
 	printf("mapctl repair beside xfs_healer: exit %d\n", rrc);
 	CHECK(rrc == 0, "mapctl repair --all exited %d beside xfs_healer", rrc);
-	CHECK_STR(vt_out("sqlite3 " CTL_DB " \"SELECT count(*) FROM actions WHERE action = "
+	CHECK_STR(tl_out("sqlite3 " CTL_DB " \"SELECT count(*) FROM actions WHERE action = "
 			 "'repair-result' AND outcome NOT IN ('healed', 'not-needed')\""),
 		  "0");
 	ctl("history " FX_MNT " | tail -n 8");
@@ -229,8 +229,8 @@ static void step3_both_repair(void)
 	CHECK(healer_said("inobt: Repairs successful", 30), "xfs_healer repaired nothing");
 	tl_sleep(2);	/* xfs_healer's last repair, if any, ends */
 	CHECK_INT(ctl("scan " FX_MNT " --metadata >/tmp/scan2.out 2>&1"), 0);
-	vt_sh("tail -n 3 /tmp/scan2.out");
-	CHECK_INT(vt_sh("xfs_scrub -n " FX_MNT " >/tmp/xfs_scrub.out 2>&1; rc=$?; "
+	tl_sh("tail -n 3 /tmp/scan2.out");
+	CHECK_INT(tl_sh("xfs_scrub -n " FX_MNT " >/tmp/xfs_scrub.out 2>&1; rc=$?; "
 			"tail -n 5 /tmp/xfs_scrub.out; exit $rc"), 0);
 	healer_stop(hp);
 	fx_umount();
@@ -246,14 +246,14 @@ int main(int argc, char **argv)
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
 	/* mkfs 7.x's property, an xattr of the root directory (mapperd(8)) */
-	CHECK_STR(vt_out("xfs_property %s get autofsck 2>&1", FX_MNT), "autofsck=repair");
-	CHECK_STR(vt_out("getfattr --only-values -n trusted.xfs:autofsck %s", FX_MNT), "repair");
-	vt_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=%d status=none && sync", FX_MNT,
+	CHECK_STR(tl_out("xfs_property %s get autofsck 2>&1", FX_MNT), "autofsck=repair");
+	CHECK_STR(tl_out("getfattr --only-values -n trusted.xfs:autofsck %s", FX_MNT), "repair");
+	tl_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=%d status=none && sync", FX_MNT,
 		FILE_MB);
 	for (int i = 0; i < 4; i++)	/* inodes, so that every AG's inobt has records */
-		vt_must("mkdir -p %s/d%d && touch %s/d%d/a %s/d%d/b", FX_MNT, i, FX_MNT, i, FX_MNT,
+		tl_must("mkdir -p %s/d%d && touch %s/d%d/a %s/d%d/b", FX_MNT, i, FX_MNT, i, FX_MNT,
 			i);
-	vt_must("sync");
+	tl_must("sync");
 	struct want w = { fx_ino("big.bin"), BAD_AT, fx_file_physical("big.bin", BAD_AT) };
 
 	printf("== 1: xfs_healer first, then mapperd\n");

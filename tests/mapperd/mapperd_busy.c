@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	fx_setup(argv[arg], vt_features());
 	for (int d = 0; d < 40; d++) {
 		snprintf(path, sizeof(path), "%s/many/d%02d", FX_MNT, d);
-		vt_must("mkdir -p %s", path);
+		tl_must("mkdir -p %s", path);
 		for (int i = 0; i < 200; i++) {
 			snprintf(path, sizeof(path), "%s/many/d%02d/f%03d", FX_MNT, d, i);
 			int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -86,11 +86,11 @@ int main(int argc, char **argv)
 			close(fd);
 		}
 	}
-	vt_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 256k' -c fsync %s/victim.bin", FX_MNT);
+	tl_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 256k' -c fsync %s/victim.bin", FX_MNT);
 	struct want w = { fx_ino("victim.bin"), 32 * KiB };
-	vt_must("dmsetup message dust 0 addbadblock %llu",
+	tl_must("dmsetup message dust 0 addbadblock %llu",
 		(unsigned long long)(fx_file_physical("victim.bin", w.offset) / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 enable");
 
 	mdt_write_config(NULL);
 	pid_t pid = mdt_start(NULL);
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 			tl_sleep(0.5);
 	}
 	CHECK(!running, "the scan did not finish");
-	const char *out = vt_out("grep -c 'metadata scan 1 complete' %s", MDT_LOG);
+	const char *out = tl_out("grep -c 'metadata scan 1 complete' %s", MDT_LOG);
 	CHECK(atoi(out) == 1, "the scan did not complete");
 	CHECK_INT(mdt_stop(pid), 0);
 	mdt_show_log();

@@ -95,8 +95,8 @@ int main(int argc, char **argv)
 	REQUIRE(arg + 1 < argc, "which two devices?");
 	const char *dev1 = argv[arg], *dev2 = argv[arg + 1];
 
-	vt_mkfs_mount(dev1, vt_features(), MNT);
-	vt_must("mkdir -p %s/a && for i in $(seq 1 50); do head -c 20000 /dev/urandom > %s/a/f$i; "
+	tl_mkfs_mount(dev1, vt_features(), MNT);
+	tl_must("mkdir -p %s/a && for i in $(seq 1 50); do head -c 20000 /dev/urandom > %s/a/f$i; "
 		"done && sync", MNT, MNT);
 	mdt_write_config("control_group = users\n");
 	pid_t pid = mdt_start(NULL);
@@ -130,34 +130,34 @@ int main(int argc, char **argv)
 	/* 3. mapctl daemon, as root and as nobody. */
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd), "%s daemon status --socket %s", mdt_mapctl, MDT_SOCK);
-	CHECK_INT(vt_sh("%s", cmd), 0);
+	CHECK_INT(tl_sh("%s", cmd), 0);
 	snprintf(cmd, sizeof(cmd), "%s daemon scan --media --socket %s %s/a", mdt_mapctl, MDT_SOCK,
 		 MNT);
-	CHECK_INT(vt_sh("%s", cmd), 0);
-	vt_sh("%s daemon progress --socket %s", mdt_mapctl, MDT_SOCK);
+	CHECK_INT(tl_sh("%s", cmd), 0);
+	tl_sh("%s daemon progress --socket %s", mdt_mapctl, MDT_SOCK);
 	CHECK(wait_scan_complete(MNT, &row, 120) && row.id != first_scan && row.do_media,
 	      "the media scan root asked for did not complete (scan %lld %s)", (long long)row.id,
 	      row.state);
-	vt_must("install -d -m 1777 /run/mdtest/nobody");
+	tl_must("install -d -m 1777 /run/mdtest/nobody");
 	snprintf(cmd, sizeof(cmd), "%s daemon scan --socket %s %s 2>/run/mdtest/nobody/err",
 		 mdt_mapctl, MDT_SOCK, MNT);
 	CHECK_INT(run_as(NOBODY, NOBODY, (gid_t)-1, cmd), 2);
-	const char *err = vt_out("cat /run/mdtest/nobody/err");
+	const char *err = tl_out("cat /run/mdtest/nobody/err");
 	CHECK(strstr(err, "permission denied") != NULL, "mapctl as nobody said: %s", err);
 	snprintf(cmd, sizeof(cmd), "%s daemon status --json --socket %s >/dev/null", mdt_mapctl,
 		 MDT_SOCK);
 	CHECK_INT(run_as(NOBODY, NOBODY, (gid_t)-1, cmd), 0);
 
 	/* 4. mounts come and go. */
-	vt_must("umount %s", MNT);
+	tl_must("umount %s", MNT);
 	double t = mdt_wait_watched(MNT, false, 10);
 	printf("unmount noticed after %.3f s\n", t);
 	CHECK(t >= 0 && t < 2, "unmount noticed after %.3f s", t);
-	vt_must("mount %s %s", dev1, MNT);
+	tl_must("mount %s %s", dev1, MNT);
 	t = mdt_wait_watched(MNT, true, 10);
 	printf("mount noticed after %.3f s\n", t);
 	CHECK(t >= 0 && t < 2, "mount noticed after %.3f s", t);
-	vt_mkfs_mount(dev2, "-m rmapbt=1", MNT2);
+	tl_mkfs_mount(dev2, "-m rmapbt=1", MNT2);
 	t = mdt_wait_watched(MNT2, true, 10);
 	printf("a new filesystem noticed after %.3f s\n", t);
 	CHECK(t >= 0 && t < 2, "new filesystem noticed after %.3f s", t);
@@ -170,11 +170,11 @@ int main(int argc, char **argv)
 	mdt_write_config("control_group = users\n");
 	kill(pid, SIGHUP);
 	CHECK(mdt_wait_watched(MNT2, true, 10) >= 0, "filesystem not watched again after SIGHUP");
-	vt_must("umount %s", MNT2);
+	tl_must("umount %s", MNT2);
 
 	CHECK_INT(mdt_stop(pid), 0);
 	mdt_show_log();
-	vt_sh("umount %s", MNT);
+	tl_sh("umount %s", MNT);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();
 }

@@ -90,9 +90,9 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	arg = mdt_args(argc, argv);
 	REQUIRE(argc - arg == 2, "usage: %s MAPPERD MAPCTL DB_DEV DUST_DEV", argv[0]);
-	vt_mkfs_mount(argv[arg], vt_features(), DB_MNT);
+	tl_mkfs_mount(argv[arg], vt_features(), DB_MNT);
 	fx_setup(argv[arg + 1], vt_features());
-	vt_must("dd if=/dev/urandom of=%s/victim.bin bs=1M count=1 status=none && sync", FX_MNT);
+	tl_must("dd if=/dev/urandom of=%s/victim.bin bs=1M count=1 status=none && sync", FX_MNT);
 	uint64_t phys = fx_file_physical("victim.bin", 256 * KiB);
 	struct want w = { .ino = fx_ino("victim.bin"), .offset = 256 * KiB };
 
@@ -102,19 +102,19 @@ int main(int argc, char **argv)
 		"mapperd does not watch both filesystems");
 
 	/* 1. the warning */
-	CHECK(vt_sh("grep -q 'database %s is on this watched filesystem' %s", DB_FILE, MDT_LOG) == 0,
+	CHECK(tl_sh("grep -q 'database %s is on this watched filesystem' %s", DB_FILE, MDT_LOG) == 0,
 	      "no warning that the database is on a watched filesystem");
 
 	/* 2. the database's filesystem goes away; another one has an error */
-	vt_must("xfs_io -x -c shutdown %s", DB_MNT);
+	tl_must("xfs_io -x -c shutdown %s", DB_MNT);
 	double t = WAIT_FOR(mdt_status_field(DB_MNT, "shut_down") &&
 			    !strncmp(mdt_status_field(DB_MNT, "shut_down"), "true", 4), 15);
 	CHECK(t >= 0, "the shutdown of %s was not noticed", DB_MNT);
 	t = WAIT_FOR(status_has("\"database_down\":true"), 15);
 	CHECK(t >= 0, "mapperd did not let the database go");
 
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
+	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/victim.bin");
 	int err = mdt_read_file(FX_MNT "/victim.bin");
 	CHECK(err == EIO, "reading victim.bin: %s, expected EIO", strerror(err));
@@ -125,14 +125,14 @@ int main(int argc, char **argv)
 	long long pending = mdt_status_number("\"spool_pending\":");
 	printf("spooled %.1f s after the read; %lld waiting\n", t, pending);
 	CHECK(pending >= 1, "%lld reports in the spool", pending);
-	CHECK(vt_sh("ls -l %s/spool; test -n \"$(ls %s/spool/*.rec)\"", STATE, STATE) == 0,
+	CHECK(tl_sh("ls -l %s/spool; test -n \"$(ls %s/spool/*.rec)\"", STATE, STATE) == 0,
 	      "no spool file under %s/spool", STATE);
 	CHECK_INT(mdt_request("status", reply, sizeof(reply)), 0);
 	printf("%s", reply);
 	CHECK(strstr(reply, "wait in the spool") != NULL, "status text says nothing of the spool");
 
 	/* 3. the administrator unmounts it */
-	t = WAIT_FOR(vt_sh("umount %s 2>/dev/null", DB_MNT) == 0, 10);
+	t = WAIT_FOR(tl_sh("umount %s 2>/dev/null", DB_MNT) == 0, 10);
 	CHECK(t >= 0, "umount %s failed: mapperd holds it", DB_MNT);
 	if (t < 0)
 		mdt_fd_show(pid);
@@ -141,12 +141,12 @@ int main(int argc, char **argv)
 
 	/* 4. and mounts it again: the spool goes into the database */
 	if (t >= 0)
-		vt_must("mount %s %s", argv[arg], DB_MNT);
+		tl_must("mount %s %s", argv[arg], DB_MNT);
 	t = WAIT_FOR(mdt_status_number("\"spool_pending\":") == 0 &&
 		     mdt_status_number("\"replayed\":") >= 1, 30);
 	CHECK(t >= 0, "the spool was not written to the database once it was back");
 	printf("spool replayed %.1f s after the mount\n", t);
-	CHECK(vt_sh("test -z \"$(ls %s/spool/)\"", STATE) == 0, "files left in %s/spool", STATE);
+	CHECK(tl_sh("test -z \"$(ls %s/spool/)\"", STATE) == 0, "files left in %s/spool", STATE);
 
 	struct map_store *st;
 	int shutdowns = 0;
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	CHECK_INT(mdt_stop(pid), 0);
 	mdt_show_log();
 	fx_teardown();
-	vt_sh("umount %s", DB_MNT);
+	tl_sh("umount %s", DB_MNT);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();
 }

@@ -27,7 +27,7 @@
 
 static bool log_has(const char *text)
 {
-	return vt_sh("grep -qF -- '%s' " MDT_LOG, text) == 0;
+	return tl_sh("grep -qF -- '%s' " MDT_LOG, text) == 0;
 }
 
 int main(int argc, char **argv)
@@ -39,31 +39,31 @@ int main(int argc, char **argv)
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
-	vt_must("xfs_io -f -c 'pwrite -q 0 256k' -c fsync %s/data.bin", FX_MNT);
-	vt_must("mkdir -p " DBFS " && mount -t tmpfs -o size=2m tmpfs " DBFS);
+	tl_must("xfs_io -f -c 'pwrite -q 0 256k' -c fsync %s/data.bin", FX_MNT);
+	tl_must("mkdir -p " DBFS " && mount -t tmpfs -o size=2m tmpfs " DBFS);
 
 	/* 1. */
 	snprintf(cmd, sizeof(cmd), "%s --db " DB " scan --metadata " FX_MNT " >/dev/null", mdt_mapctl);
-	vt_must("%s", cmd);
+	tl_must("%s", cmd);
 	mdt_write_config("database = " DB "\n");
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 
 	/* 2. */
-	vt_sh("dd if=/dev/zero of=" DBFS "/fill bs=4k 2>/dev/null; sync");
-	vt_sh("df -k " DBFS);
+	tl_sh("dd if=/dev/zero of=" DBFS "/fill bs=4k 2>/dev/null; sync");
+	tl_sh("df -k " DBFS);
 
 	/* 3. */
 	snprintf(cmd, sizeof(cmd), "%s --db " DB " scan --metadata " FX_MNT " >/dev/null 2>/tmp/err",
 		 mdt_mapctl);
-	int rc = vt_sh("%s", cmd);
-	const char *err = vt_out("cat /tmp/err");
+	int rc = tl_sh("%s", cmd);
+	const char *err = tl_out("cat /tmp/err");
 	printf("mapctl scan exit %d: %s", rc, err);
 	CHECK_INT(rc, 2);
 	CHECK(strstr(err, DB) && strstr(err, "database or disk is full"),
 	      "the error does not name the database and SQLite's reason: %s", err);
 	CHECK(!strstr(err, FX_MNT ": No space left on device"), "blamed on /mnt/fx: %s", err);
-	CHECK(vt_sh("test $(wc -l < /tmp/err) = 1") == 0, "more than one line: %s", err);
+	CHECK(tl_sh("test $(wc -l < /tmp/err) = 1") == 0, "more than one line: %s", err);
 
 	/* 4. */
 	char reply[4096];
@@ -71,17 +71,17 @@ int main(int argc, char **argv)
 	double end = tl_mono() + 120;
 	while (!log_has("metadata scan failed") && tl_mono() < end)
 		tl_sleep(0.5);
-	vt_sh("grep -F 'scan failed' " MDT_LOG);
+	tl_sh("grep -F 'scan failed' " MDT_LOG);
 	CHECK(log_has("metadata scan failed: the database: " DB), "the log does not name the "
 	      "database");
 	CHECK(log_has("(SQLite: database or disk is full)"), "the log lacks SQLite's reason");
 
 	/* 5. */
-	vt_must("rm -f " DBFS "/fill");
+	tl_must("rm -f " DBFS "/fill");
 	CHECK_INT(mdt_stop(pid), 0);
 	if (check_failures)
 		mdt_show_log();
-	vt_sh("umount " DBFS);
+	tl_sh("umount " DBFS);
 	fx_teardown();
 	return check_done();
 }

@@ -113,7 +113,7 @@ static void check_repair_plan(uint64_t dir_ino, uint64_t inode_ino, const char *
 		      item);
 	}
 	/* mapctl asks for the same plan; nobody is refused (no control_group). */
-	const char *via = vt_out("%s daemon repair-plan --socket %s %s", mdt_mapctl, MDT_SOCK,
+	const char *via = tl_out("%s daemon repair-plan --socket %s %s", mdt_mapctl, MDT_SOCK,
 				 FX_MNT);
 	CHECK(plan_finding(via, dir_ino, item, sizeof(item)) != NULL,
 	      "mapctl daemon repair-plan does not name bigdir: %s", via);
@@ -257,7 +257,7 @@ static void wait_scans_idle(void)
 /* Directories of the tree, the root included. */
 static long long count_dirs(void)
 {
-	return atoll(vt_out("find %s -type d -printf x | wc -c", FX_MNT));
+	return atoll(tl_out("find %s -type d -printf x | wc -c", FX_MNT));
 }
 
 /* The directory index: built (classic) or not needed (modern). */
@@ -317,8 +317,8 @@ int main(int argc, char **argv)
 	check_dir_index();
 
 	/* 1. A file's data block goes bad; an application reads the file. */
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(thesis_phys / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(thesis_phys / 4096));
+	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/docs/thesis.pdf");
 	double t0 = tl_mono();
 	int err = mdt_read_file(FX_MNT "/docs/thesis.pdf");
@@ -350,7 +350,7 @@ int main(int argc, char **argv)
 		CHECK_INT(mdt_status_number("\"retries\":"), 0);
 		/* the index follows the tree: a folder renamed, one removed */
 		long long before = mdt_status_number("\"events_applied\":");
-		vt_must("mv %s/tree/d07 %s/tree/d07-renamed && mkdir %s/tree/new && "
+		tl_must("mv %s/tree/d07 %s/tree/d07-renamed && mkdir %s/tree/new && "
 			"rmdir %s/tree/new", FX_MNT, FX_MNT, FX_MNT, FX_MNT);
 		double t = tl_mono();
 		while (mdt_status_number("\"events_applied\":") < before + 4 && tl_mono() - t < 10)
@@ -362,7 +362,7 @@ int main(int argc, char **argv)
 		/* more changes than fanotify queues while the daemon is stopped:
 		 * the index is reset, then built again after its delay (10 s) */
 		kill(pid, SIGSTOP);
-		vt_must("mkdir %s/flood && cd %s/flood && seq -w 1 20000 | xargs touch", FX_MNT,
+		tl_must("mkdir %s/flood && cd %s/flood && seq -w 1 20000 | xargs touch", FX_MNT,
 			FX_MNT);
 		kill(pid, SIGCONT);
 		t = tl_mono();
@@ -376,7 +376,7 @@ int main(int argc, char **argv)
 		CHECK(tl_mono() - t >= 8, "rebuilt before its delay");
 		CHECK_INT(mdt_status_number("\"ready\":"), 1);
 		CHECK_INT(mdt_status_number("\"directories\":"), count_dirs());
-		vt_must("rm -r %s/flood", FX_MNT);
+		tl_must("rm -r %s/flood", FX_MNT);
 	}
 
 	/* 2. A directory block cannot be read any more.  Remount so nothing
@@ -384,7 +384,7 @@ int main(int argc, char **argv)
 	wait_scans_idle();
 	fx_umount();
 	CHECK(mdt_wait_watched(FX_MNT, false, 10) >= 0, "unmount not noticed");
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(dir_phys / 4096));
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(dir_phys / 4096));
 	fx_mount();
 	CHECK(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mount not noticed");
 	t0 = tl_mono();
@@ -414,8 +414,8 @@ int main(int argc, char **argv)
 	while (kt_fserror_read(fan, 1000, stray, 8) > 0)
 		;	/* late reports of step 2 go to mapperd before it stops */
 	REQUIRE(kill(pid, SIGSTOP) == 0, "SIGSTOP");
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(small_phys / 4096));
-	vt_must("dmsetup message dust 0 addbadblock %llu",
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(small_phys / 4096));
+	tl_must("dmsetup message dust 0 addbadblock %llu",
 		(unsigned long long)(archive_phys / 4096));
 	tl_evict(FX_MNT "/tree/d05/s1/f03.dat");
 	tl_evict(FX_MNT "/big/archive.tar");
@@ -466,7 +466,7 @@ int main(int argc, char **argv)
 	wait_scans_idle();	/* step 3's merged report asked for one */
 	fx_umount();
 	CHECK(mdt_wait_watched(FX_MNT, false, 10) >= 0, "unmount not noticed");
-	vt_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", FX_DUST,
+	tl_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", FX_DUST,
 		(unsigned long long)fx_inode_byte(broken_ino) + 2);
 	fx_mount();
 	CHECK(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mount not noticed");
@@ -500,7 +500,7 @@ int main(int argc, char **argv)
 	check_repair_plan(dir_ino, named ? broken_ino : 0, broken);
 
 	/* mapctl reads what the daemon stored. */
-	const char *files = vt_out("%s --db %s files 2>&1", mdt_mapctl, MDT_DB);
+	const char *files = tl_out("%s --db %s files 2>&1", mdt_mapctl, MDT_DB);
 	printf("mapctl files:\n%s\n", files);
 	CHECK(strstr(files, "docs/thesis.pdf") != NULL, "mapctl files does not list the thesis");
 

@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 	CHECK_INT(ask("repair-plan " FX_MNT, "\"findings\""), 0);
 
 	/* 2. */
-	vt_must("xfs_freeze -f " FX_MNT);
+	tl_must("xfs_freeze -f " FX_MNT);
 	pid_t prober = fork();
 	REQUIRE(prober >= 0, "fork");
 	if (prober == 0) {
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 	      "frozen (-1: no answer while frozen)", planned);
 
 	/* 4. */
-	vt_must("xfs_freeze -u " FX_MNT);
+	tl_must("xfs_freeze -u " FX_MNT);
 	if (early < 0)
 		tl_wait_child(prober, ANSWER_BOUND_S);
 	/* The probe left waiting returns at the thaw; until it has, a new

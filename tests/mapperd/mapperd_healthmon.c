@@ -99,7 +99,7 @@ static void latency_figure(int m, const struct want *lat)
 	int got = 0;
 
 	for (int i = 0; i < m; i++)
-		vt_must("dmsetup message dust 0 addbadblock %llu",
+		tl_must("dmsetup message dust 0 addbadblock %llu",
 			(unsigned long long)(lat[i].physical / 4096));
 	for (int i = 0; i < m; i++) {
 		char path[64];
@@ -140,13 +140,13 @@ int main(int argc, char **argv)
 	const char *disk = strrchr(argv[arg], '/') ? strrchr(argv[arg], '/') + 1 : argv[arg];
 	int m = arg + 1 < argc ? atoi(argv[arg + 1]) : LAT_FILES;
 	REQUIRE(m >= 1 && m <= LAT_MAX, "M = %d: 1 to %d files", m, LAT_MAX);
-	vt_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=%d status=none && sync", FX_MNT,
+	tl_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=%d status=none && sync", FX_MNT,
 		FILE_MB);
 	struct want w = { fx_ino("big.bin"), BAD_AT, fx_file_physical("big.bin", BAD_AT) };
 	/* The latency files: one 10 MiB file copied M times, a bad block each
 	 * at a different 4 KiB block of the file (spread over its 2560). */
 	static struct want lat[LAT_MAX];
-	vt_must("mkdir %s/lat && for i in $(seq 0 %d); do cp --reflink=never %s/big.bin "
+	tl_must("mkdir %s/lat && for i in $(seq 0 %d); do cp --reflink=never %s/big.bin "
 		"%s/lat/f$(printf %%03d $i).bin; done && sync", FX_MNT, m - 1, FX_MNT, FX_MNT);
 	for (int i = 0; i < m; i++) {
 		char rel[32];
@@ -163,8 +163,8 @@ int main(int argc, char **argv)
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"on\"");
 	MDT_CHECK_STATUS(FX_MNT, "fanotify", "false");
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w.physical / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w.physical / 4096));
+	tl_must("dmsetup message dust 0 enable");
 
 	long long io0 = disk_read_bytes(disk);
 	double t0 = tl_mono();
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 	latency_figure(m, lat);
 
 	/* 2: unmount while watched */
-	vt_must("umount %s", FX_MNT);
+	tl_must("umount %s", FX_MNT);
 	CHECK(mdt_wait_watched(FX_MNT, false, 10) >= 0, "%s still watched after umount", FX_MNT);
 
 	/* 3: another monitor first: fanotify */
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"off: another monitor is attached\"");
 	MDT_CHECK_STATUS(FX_MNT, "fanotify", "true");
-	CHECK(vt_sh("grep -q 'another one, e.g. xfs_healer' %s", MDT_LOG) == 0,
+	CHECK(tl_sh("grep -q 'another one, e.g. xfs_healer' %s", MDT_LOG) == 0,
 	      "the log does not say why the health monitor is not used");
 	tl_sleep(2.5);				/* past the dedup window */
 	err = tl_read_block(FX_MNT "/big.bin", BAD_AT);

@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
-	vt_must("dd if=/dev/urandom of=%s/data.bin bs=64K count=16 status=none && sync", FX_MNT);
+	tl_must("dd if=/dev/urandom of=%s/data.bin bs=64K count=16 status=none && sync", FX_MNT);
 	struct want w = { fx_ino("data.bin"), BAD_AT, fx_file_physical("data.bin", BAD_AT) };
 	printf("data.bin: inode %llu, offset %llu at device byte %llu\n",
 	       (unsigned long long)w.ino, (unsigned long long)w.offset,
@@ -106,8 +106,8 @@ int main(int argc, char **argv)
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 	REQUIRE(mdt_status_is(FX_MNT, "health_monitor", "\"on\""), "the health monitor is not on");
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w.physical / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w.physical / 4096));
+	tl_must("dmsetup message dust 0 enable");
 
 	/* 1: the kernel's media verification, reported */
 	double t0 = tl_mono();
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	CHECK_INT(mdt_count_events("fanotify"), 0);
 
 	/* 2: a forced shutdown */
-	vt_must("xfs_io -x -c 'shutdown' %s", FX_MNT);
+	tl_must("xfs_io -x -c 'shutdown' %s", FX_MNT);
 	double end = tl_mono() + 15;
 	while (!mdt_status_is(FX_MNT, "shut_down", "true") && tl_mono() < end)
 		tl_sleep(0.05);

@@ -104,12 +104,12 @@ int main(int argc, char **argv)
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
-	vt_must("mkdir %s/dir && cd %s/dir && for i in $(seq -w 1 %d); do "
+	tl_must("mkdir %s/dir && cd %s/dir && for i in $(seq -w 1 %d); do "
 		": > entry-with-a-rather-long-name-number-$i; done", FX_MNT, FX_MNT, NENTRIES);
 	struct want w = { fx_ino("dir"), MAP_STATE_OPEN };
 	fx_umount();
 	/* One directory block: its header's magic (bhdr.hdr.magic) zeroed. */
-	vt_must("xfs_db -x -c 'inode %llu' -c 'print core.format core.nextents' -c 'dblock 0' "
+	tl_must("xfs_db -x -c 'inode %llu' -c 'print core.format core.nextents' -c 'dblock 0' "
 		"-c 'write -d bhdr.hdr.magic 0' %s", (unsigned long long)w.ino, FX_DUST);
 	fx_mount();
 
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 
 	/* 2. repaired online: healthy closes it */
 	t0 = tl_mono();
-	CHECK(vt_sh("xfs_io -x -c 'repair directory' %s/dir", FX_MNT) == 0,
+	CHECK(tl_sh("xfs_io -x -c 'repair directory' %s/dir", FX_MNT) == 0,
 	      "xfs_io repair directory failed");
 	w.state = MAP_STATE_RESOLVED;
 	waited = mdt_wait_finding(match, &w, t0, 30, &f);
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 
 	/* 3. sick again: open again */
 	fx_umount();
-	vt_must("xfs_db -x -c 'inode %llu' -c 'print core.format core.nextents' -c 'dblock 0' "
+	tl_must("xfs_db -x -c 'inode %llu' -c 'print core.format core.nextents' -c 'dblock 0' "
 		"-c 'write -d bhdr.hdr.magic 0' %s", (unsigned long long)w.ino, FX_DUST);
 	fx_mount();
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s again",

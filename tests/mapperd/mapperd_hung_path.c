@@ -70,8 +70,8 @@ int main(int argc, char **argv)
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
-	vt_must("mkdir -p " DEEP " && xfs_io -f -c 'pwrite -q 0 64k' " HUNG_PATH);
-	vt_must("cd " FX_MNT " && for i in $(seq 400); do : > name-of-some-length-$i; done");
+	tl_must("mkdir -p " DEEP " && xfs_io -f -c 'pwrite -q 0 64k' " HUNG_PATH);
+	tl_must("cd " FX_MNT " && for i in $(seq 400); do : > name-of-some-length-$i; done");
 	fx_umount();
 	fx_mount();
 
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 
 	/* 1, 2. */
-	vt_must("dmsetup suspend dust");
+	tl_must("dmsetup suspend dust");
 	pid_t looker = fork();
 	REQUIRE(looker >= 0, "fork");
 	if (looker == 0) {
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	CHECK_INT(ask("cancel " DEEP), 0);
 
 	/* 4. */
-	vt_must("dmsetup resume dust");
+	tl_must("dmsetup resume dust");
 	if (early < 0)
 		CHECK_INT(tl_wait_child(looker, ANSWER_BOUND_S), 0);
 	static char reply[1 << 20];

@@ -200,7 +200,7 @@ static void bind_journal(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = JOURNAL_SOCK };
 
-	vt_must("mkdir -p " JOURNAL_DIR);
+	tl_must("mkdir -p " JOURNAL_DIR);
 	unlink(JOURNAL_SOCK);
 	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	REQUIRE(sock >= 0 && bind(sock, (struct sockaddr *)&sa, sizeof(sa)) == 0,
@@ -220,7 +220,7 @@ static void unbind_journal(void)
 /* Lines of the daemon's stderr that hold @text. */
 static int log_count(const char *text)
 {
-	return atoi(vt_out("grep -cF -- '%s' " MDT_LOG " || true", text));
+	return atoi(tl_out("grep -cF -- '%s' " MDT_LOG " || true", text));
 }
 
 static bool wait_log(const char *text, double timeout)
@@ -242,8 +242,8 @@ static void damage(const char *rel, uint64_t offset)
 	uint64_t phys = fx_file_physical(rel, offset);
 
 	snprintf(path, sizeof(path), FX_MNT "/%s", rel);
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
+	tl_must("dmsetup message dust 0 enable");
 	tl_evict(path);
 	CHECK_INT(mdt_read_file(path), EIO);
 }
@@ -258,11 +258,11 @@ int main(int argc, char **argv)
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
-	vt_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 64k' -c fsync \"%s/$(printf 'odd\\nname.dat')\"",
+	tl_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 64k' -c fsync \"%s/$(printf 'odd\\nname.dat')\"",
 		FX_MNT);
-	vt_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 64k' -c fsync %s/" VICTIM2, FX_MNT);
+	tl_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 64k' -c fsync %s/" VICTIM2, FX_MNT);
 	uint64_t ino = fx_ino(VICTIM);
-	snprintf(uuid, sizeof(uuid), "%s", vt_out("blkid -o value -s UUID %s", FX_DUST));
+	snprintf(uuid, sizeof(uuid), "%s", tl_out("blkid -o value -s UUID %s", FX_DUST));
 	uuid[strcspn(uuid, "\n")] = '\0';
 	REQUIRE(uuid[0], "no UUID");
 

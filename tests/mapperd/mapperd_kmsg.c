@@ -141,15 +141,15 @@ int main(int argc, char **argv)
 	mdt_write_config("fanotify = no\n");
 	mdt_no_fanotify = true;
 	pid_t pid = mdt_start(NULL);
-	vt_must("mkdir -p %s", MNT);
+	tl_must("mkdir -p %s", MNT);
 
 	/* 1. null_blk, whole disk. */
-	vt_must("mkdir %s", NULLB_CFG);
+	tl_must("mkdir %s", NULLB_CFG);
 	put(NULLB_CFG "/memory_backed", "1");
 	put(NULLB_CFG "/size", "512");		/* MB */
 	put(NULLB_CFG "/power", "1");
-	vt_must("mkfs.xfs -q -f -m rmapbt=1 %s && mount %s %s", NULLB_DEV, NULLB_DEV, MNT);
-	vt_must("mkdir -p %s/data", MNT);
+	tl_must("mkfs.xfs -q -f -m rmapbt=1 %s && mount %s %s", NULLB_DEV, NULLB_DEV, MNT);
+	tl_must("mkdir -p %s/data", MNT);
 	write_random(MNT "/data/null.bin", 1024 * KiB);
 	REQUIRE(mdt_wait_watched(MNT, true, 10) >= 0, "mapperd does not watch the null_blk fs");
 	uint64_t phys = vt_file_physical(MNT "/data/null.bin", 256 * KiB);
@@ -158,16 +158,16 @@ int main(int argc, char **argv)
 		 (unsigned long long)(phys / 512 + 7));
 	put(NULLB_CFG "/badblocks", value);
 	expect_finding("null_blk", MNT "/data/null.bin", "data/null.bin", 256 * KiB);
-	vt_must("umount %s", MNT);
+	tl_must("umount %s", MNT);
 	put(NULLB_CFG "/power", "0");
-	vt_must("rmdir %s", NULLB_CFG);
+	tl_must("rmdir %s", NULLB_CFG);
 	CHECK(mdt_wait_watched(MNT, false, 10) >= 0, "unmount of the null_blk fs not noticed");
 
 	/* 2. scsi_debug, a partition at sector 8192. */
 	make_partition(SD_DEV, PART_START, PART_SECTORS);
-	vt_must("test -b %s1 && cat /sys/class/block/sda1/start", SD_DEV);
-	vt_must("mkfs.xfs -q -f -m rmapbt=1 %s1 && mount %s1 %s", SD_DEV, SD_DEV, MNT);
-	vt_must("mkdir -p %s/part", MNT);
+	tl_must("test -b %s1 && cat /sys/class/block/sda1/start", SD_DEV);
+	tl_must("mkfs.xfs -q -f -m rmapbt=1 %s1 && mount %s1 %s", SD_DEV, SD_DEV, MNT);
+	tl_must("mkdir -p %s/part", MNT);
 	write_random(MNT "/part/scsi.bin", 1024 * KiB);
 	REQUIRE(mdt_wait_watched(MNT, true, 10) >= 0, "mapperd does not watch the scsi_debug fs");
 	phys = vt_file_physical(MNT "/part/scsi.bin", 512 * KiB);
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 	put("/sys/bus/pseudo/drivers/scsi_debug/opts", "2");	/* SDEBUG_OPT_MEDIUM_ERR */
 	expect_finding("scsi_debug", MNT "/part/scsi.bin", "part/scsi.bin", 512 * KiB);
 	put("/sys/bus/pseudo/drivers/scsi_debug/opts", "0");
-	vt_must("umount %s", MNT);
+	tl_must("umount %s", MNT);
 
 	/* Our own reads of the bad sectors are logged too: they must not come
 	 * back as reports (that would loop). */
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	CHECK_INT(nf, 0);
 	CHECK_INT(mdt_stop(pid), 0);
 	mdt_show_log();
-	vt_sh("dmesg | grep -E 'error, dev' | head -20");
+	tl_sh("dmesg | grep -E 'error, dev' | head -20");
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();
 }

@@ -34,16 +34,16 @@ static char paths[NFILES][64];
 
 static void make_files(void)
 {
-	vt_must("mkdir -p %s/victims", FX_MNT);
+	tl_must("mkdir -p %s/victims", FX_MNT);
 	for (int i = 0; i < NFILES; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "victims/v%02d.dat", i);
-		vt_must("xfs_io -f -c 'pwrite -q -S 0x%02x 0 64k' -c fsync %s/%s", i + 1, FX_MNT,
+		tl_must("xfs_io -f -c 'pwrite -q -S 0x%02x 0 64k' -c fsync %s/%s", i + 1, FX_MNT,
 			paths[i]);
 	}
 	for (int i = 0; i < NFILES; i++)
-		vt_must("dmsetup message dust 0 addbadblock %llu",
+		tl_must("dmsetup message dust 0 addbadblock %llu",
 			(unsigned long long)(fx_file_physical(paths[i], 32768) / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 enable");
 }
 
 /* Read damaged file @i and wait until mapperd has the report. */
@@ -201,7 +201,7 @@ valgrind:
 	tl_sleep(1);		/* let the scan get going; SIGTERM stops it */
 	int status = mdt_stop(pid);
 	printf("mapperd under valgrind exited with %d\n", status);
-	vt_sh("cat %s/valgrind.log", MDT_DIR);
+	tl_sh("cat %s/valgrind.log", MDT_DIR);
 	CHECK_INT(status, 0);
 out:
 	mdt_show_log();

@@ -74,20 +74,20 @@ int main(int argc, char **argv)
 	int arg;
 
 	vt_require_vm();
-	REQUIRE(vt_sh("command -v promtool >/dev/null") == 0,
+	REQUIRE(tl_sh("command -v promtool >/dev/null") == 0,
 		"promtool not found: install Debian's prometheus package (scripts/packages)");
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
-	vt_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 256k' -c fsync %s/victim.bin", FX_MNT);
+	tl_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 256k' -c fsync %s/victim.bin", FX_MNT);
 	uint64_t ino = fx_ino("victim.bin");
 	uint64_t phys = fx_file_physical("victim.bin", 64 * 1024);
-	const char *uuid = vt_out("blkid -s UUID -o value " FX_DUST);
+	const char *uuid = tl_out("blkid -s UUID -o value " FX_DUST);
 	REQUIRE(uuid[0], "no UUID for " FX_DUST);
 	char prefix[256];
 	snprintf(prefix, sizeof(prefix), "{uuid=\"%s\",mountpoint=\"" FX_MNT "\"", uuid);
 
-	vt_must("mkdir -p " PROM_DIR);
+	tl_must("mkdir -p " PROM_DIR);
 	mdt_write_config("metrics_file = " PROM "\nmetrics_interval = 1s\n");
 	mode_t old = umask(077);	/* the daemon inherits it; the file is 0644 anyway */
 	pid_t pid = mdt_start(NULL);
@@ -104,8 +104,8 @@ int main(int argc, char **argv)
 	CHECK(t && !strstr(t, "kind=\"file\""), "a file finding before any damage:\n%s", t);
 
 	/* 2. One finding. */
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
+	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/victim.bin");
 	double t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/victim.bin"), EIO);
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 	printf("EIO -> finding stored in %.3f s -> in %s after %.3f s more\n", stored, PROM, waited);
 	CHECK(waited >= 0, "no line '%s' within %.0f s; the file says:\n%s", line, FRESH_SECS,
 	      prom_text() ? text : "(no file)");
-	CHECK_INT(vt_sh("promtool check metrics < " PROM), 0);
+	CHECK_INT(tl_sh("promtool check metrics < " PROM), 0);
 	/* The daemon's own counters: the read's report (fanotify, and the
 	 * kernel log's line for the same error, merged or counted as a
 	 * duplicate), nothing lost. */
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 	t0 = tl_mono();
 	bool complete = false;
 	while (!complete && tl_mono() - t0 < 180) {
-		complete = atoi(vt_out("sqlite3 " MDT_DB " \"SELECT count(*) FROM scans WHERE "
+		complete = atoi(tl_out("sqlite3 " MDT_DB " \"SELECT count(*) FROM scans WHERE "
 				       "state = 'complete' AND do_metadata\"")) == 1;
 		if (!complete)
 			tl_sleep(0.2);
@@ -151,11 +151,11 @@ int main(int argc, char **argv)
 	printf("scan complete -> in %s after %.3f s\n", PROM, tl_mono() - t0);
 	CHECK(seen, "no '%s' within %.0f s of the scan's end; the file says:\n%s", line,
 	      FRESH_SECS, prom_text() ? text : "(no file)");
-	CHECK_INT(vt_sh("promtool check metrics < " PROM), 0);
+	CHECK_INT(tl_sh("promtool check metrics < " PROM), 0);
 
 	CHECK_INT(mdt_stop(pid), 0);
 	mdt_show_log();
-	CHECK(atoi(vt_out("grep -c 'metrics file' %s", MDT_LOG)) == 0,
+	CHECK(atoi(tl_out("grep -c 'metrics file' %s", MDT_LOG)) == 0,
 	      "the daemon logged a metrics file error");
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);

@@ -102,9 +102,9 @@ int main(int argc, char **argv)
 	const char *other = argv[arg + 1];
 	mainline = !strcmp(vt_profile(), "mainline");
 	fx_setup(argv[arg], vt_features());
-	vt_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=1 status=none && sync", FX_MNT);
+	tl_must("dd if=/dev/urandom of=%s/big.bin bs=1M count=1 status=none && sync", FX_MNT);
 	struct want w = { fx_ino("big.bin"), fx_file_physical("big.bin", BAD_AT) };
-	snprintf(uuid, sizeof(uuid), "%s", vt_out("blkid -s UUID -o value %s", FX_DUST));
+	snprintf(uuid, sizeof(uuid), "%s", tl_out("blkid -s UUID -o value %s", FX_DUST));
 	uuid[strcspn(uuid, "\n")] = '\0';
 	REQUIRE(uuid[0], "no UUID for %s", FX_DUST);
 
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	MDT_CHECK_STATUS(FX_MNT, "fanotify", "false");
 
 	/* 1. Another filesystem over the mount point, then a reload. */
-	vt_mkfs_mount(other, "", FX_MNT);
+	tl_mkfs_mount(other, "", FX_MNT);
 	write_config(uuid, true);
 	char reply[512];
 	CHECK_INT(mdt_request("reload", reply, sizeof(reply)), 0);
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 	}
 
 	/* 2. The mount over it goes: A is watched again. */
-	vt_must("umount %s", other);
+	tl_must("umount %s", other);
 	CHECK(wait_log("the mount point leads to it again", 10),
 	      "mapperd did not watch %s again after the mount over it went", FX_MNT);
 	if (mainline)
@@ -145,8 +145,8 @@ int main(int argc, char **argv)
 		MDT_CHECK_STATUS(FX_MNT, "fanotify", "true");
 
 	/* 3. A's bad block through that source. */
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w.physical / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(w.physical / 4096));
+	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/big.bin");
 	double t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/big.bin"), EIO);

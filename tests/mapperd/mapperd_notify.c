@@ -79,7 +79,7 @@ static bool wait_for(const char *pattern, double timeout)
 
 static bool log_has(const char *text)
 {
-	return vt_sh("grep -qF -- '%s' " MDT_LOG, text) == 0;
+	return tl_sh("grep -qF -- '%s' " MDT_LOG, text) == 0;
 }
 
 static bool wait_log(const char *text, double timeout)
@@ -118,16 +118,16 @@ int main(int argc, char **argv)
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
-	vt_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 64k' -c fsync %s/victim.dat", FX_MNT);
+	tl_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 64k' -c fsync %s/victim.dat", FX_MNT);
 	uint64_t phys = fx_file_physical("victim.dat", 32768);
 	/* Never read: only the scan of step 4 finds its bad block. */
-	vt_must("xfs_io -f -c 'pwrite -q -S 0x5b 0 64k' -c fsync %s/scanned.dat", FX_MNT);
+	tl_must("xfs_io -f -c 'pwrite -q -S 0x5b 0 64k' -c fsync %s/scanned.dat", FX_MNT);
 	uint64_t phys2 = fx_file_physical("scanned.dat", 16384);
-	snprintf(uuid, sizeof(uuid), "%s", vt_out("blkid -o value -s UUID %s", FX_DUST));
+	snprintf(uuid, sizeof(uuid), "%s", tl_out("blkid -o value -s UUID %s", FX_DUST));
 	uuid[strcspn(uuid, "\n")] = '\0';
 	REQUIRE(uuid[0], "no UUID");
 
-	vt_must("rm -rf " HOOKS " " OUT " && mkdir -m 0755 " HOOKS " && mkdir " OUT);
+	tl_must("rm -rf " HOOKS " " OUT " && mkdir -m 0755 " HOOKS " && mkdir " OUT);
 	hook("10-record", 0755,
 	     "env | grep '^MAPPER_' > " OUT "/env.$MAPPER_EVENT.$$\n"
 	     "cp \"$MAPPER_FINDINGS_JSON\" " OUT "/json.$MAPPER_EVENT.$$\n"
@@ -155,9 +155,9 @@ int main(int argc, char **argv)
 		"mapperd does not watch %s", FX_MNT);
 
 	/* 1. A read over a bad block. */
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys2 / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys2 / 4096));
+	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/victim.dat");
 	double t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/victim.dat"), EIO);
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 	printf("status answered in %.3f s while a hook runs\n", answered);
 	/* Under valgrind everything is some 20 times slower. */
 	CHECK(answered < (valgrind ? 3.0 : 1.0), "status took %.3f s while a hook ran", answered);
-	CHECK(vt_sh("pgrep -f '[/]tmp/mdt-hooks/20-sleep' >/dev/null") == 0, "the sleeping hook is not "
+	CHECK(tl_sh("pgrep -f '[/]tmp/mdt-hooks/20-sleep' >/dev/null") == 0, "the sleeping hook is not "
 	      "running when asked");
 
 	char env_path[256] = "", json_path[256] = "";
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 	printf("sleeping hook killed %.1f s after the report\n", tl_mono() - t0);
 	CHECK(log_has("20-sleep (damage) still runs after") &&
 	      log_has("20-sleep (damage) ignored SIGTERM: SIGKILL"), "TERM then KILL");
-	CHECK(vt_sh("pgrep -f '[/]tmp/mdt-hooks/20-sleep' >/dev/null") != 0, "the sleeping hook lives on");
+	CHECK(tl_sh("pgrep -f '[/]tmp/mdt-hooks/20-sleep' >/dev/null") != 0, "the sleeping hook lives on");
 	CHECK(log_has("10-record (damage): hello from the recording hook"), "output not logged");
 	CHECK(log_has("10-record (damage) failed: exit status 3"), "exit status not logged");
 	/* Its findings file goes once every hook has ended. */
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 	/* 5. */
 	int status = mdt_stop(pid);
 	if (valgrind)
-		vt_sh("cat " MDT_DIR "/valgrind.log");
+		tl_sh("cat " MDT_DIR "/valgrind.log");
 	CHECK_INT(status, 0);
 	if (check_failures)
 		mdt_show_log();

@@ -76,7 +76,7 @@ static bool is_media(const struct map_finding *f, void *arg)
 
 static int count_actions_resumed(void)
 {
-	const char *out = vt_out("sqlite3 %s \"SELECT count(*) FROM actions WHERE action = 'scan' "
+	const char *out = tl_out("sqlite3 %s \"SELECT count(*) FROM actions WHERE action = 'scan' "
 				 "AND detail LIKE '%%(resumed)%%' AND outcome = 'complete'\"", MDT_DB);
 	return atoi(out);
 }
@@ -91,9 +91,9 @@ int main(int argc, char **argv)
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
 	for (int i = 1; i <= 3; i++)
-		vt_must("xfs_io -f -c 'pwrite -q -S 0x%02x -b 4m 0 %dm' %s/big%d", 0x40 + i, FILE_MB,
+		tl_must("xfs_io -f -c 'pwrite -q -S 0x%02x -b 4m 0 %dm' %s/big%d", 0x40 + i, FILE_MB,
 			FX_MNT, i);
-	vt_must("sync");
+	tl_must("sync");
 	/* The earliest and the latest place on the device among the files'. */
 	struct bad bad[2] = { { .physical = UINT64_MAX }, { .physical = 0 } };
 	for (int i = 1; i <= 3; i++) {
@@ -110,9 +110,9 @@ int main(int argc, char **argv)
 	printf("bad blocks at device bytes %llu and %llu\n", (unsigned long long)bad[0].physical,
 	       (unsigned long long)bad[1].physical);
 	for (int i = 0; i < 2; i++)
-		vt_must("dmsetup message dust 0 addbadblock %llu",
+		tl_must("dmsetup message dust 0 addbadblock %llu",
 			(unsigned long long)(bad[i].physical / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 enable");
 
 	/* Slow enough that a checkpoint (every 2 s) comes well before the end. */
 	mdt_write_config("rate_limit = 12M\nioprio = be\n");
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	printf("checkpoint: scan %lld at %llu of %llu bytes\n", (long long)row.id,
 	       (unsigned long long)row.media_done, (unsigned long long)row.media_total);
 	/* The lock: mapctl cannot scan the filesystem the daemon is scanning. */
-	const char *out = vt_out("%s --db %s scan --media %s 2>&1; echo \"exit $?\"", mdt_mapctl,
+	const char *out = tl_out("%s --db %s scan --media %s 2>&1; echo \"exit $?\"", mdt_mapctl,
 				 MDT_DB, FX_MNT);
 	printf("mapctl during the daemon's scan: %s\n", out);
 	CHECK(strstr(out, "another scan of this filesystem is running") && strstr(out, "exit 2"),
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 			tl_sleep(0.2);
 	}
 	CHECK(done, "the daemon's scan did not run after mapctl's");
-	out = vt_out("grep -c 'another scan holds the filesystem' %s", MDT_LOG);
+	out = tl_out("grep -c 'another scan holds the filesystem' %s", MDT_LOG);
 	CHECK(atoi(out) >= 1, "the daemon never found the filesystem busy");
 
 	CHECK_INT(mdt_stop(pid), 0);

@@ -58,11 +58,11 @@ int main(int argc, char **argv)
 	arg = mdt_args(argc, argv);
 	REQUIRE(arg + 2 < argc, "usage: %s MAPPERD MAPCTL UNIT SCRIPT DEVICE", argv[0]);
 	const char *unit = argv[arg], *script = argv[arg + 1], *dev = argv[arg + 2];
-	REQUIRE(vt_sh("command -v strace >/dev/null") == 0,
+	REQUIRE(tl_sh("command -v strace >/dev/null") == 0,
 		"strace is not installed (scripts/packages lists it)");
 
 	fx_setup(dev, "-m rmapbt=1,reflink=1");
-	vt_must("mkdir -p %s/d && for i in $(seq 1 20); do head -c 50000 /dev/urandom > %s/d/f$i; "
+	tl_must("mkdir -p %s/d && for i in $(seq 1 20); do head -c 50000 /dev/urandom > %s/d/f$i; "
 		"done && head -c 262144 /dev/urandom > %s/victim.dat && sync", FX_MNT, FX_MNT,
 		FX_MNT);
 	uint64_t want[1] = { fx_ino("victim.dat") };
@@ -76,16 +76,16 @@ int main(int argc, char **argv)
 	CHECK_INT(mdt_request("status json", reply, sizeof(reply)), 0);
 	CHECK_INT(mdt_request_as(NOBODY, NOBODY, (gid_t)-1, "status", reply, sizeof(reply)), 0);
 	CHECK_INT(mdt_request_as(NOBODY, NOBODY, (gid_t)-1, "reload", reply, sizeof(reply)), 1);
-	CHECK_INT(vt_sh("%s daemon scan --socket %s %s", mdt_mapctl, MDT_SOCK, FX_MNT), 0);
+	CHECK_INT(tl_sh("%s daemon scan --socket %s %s", mdt_mapctl, MDT_SOCK, FX_MNT), 0);
 	CHECK(wait_idle(600), "the full scan did not finish");
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
+	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/victim.dat");
 	double t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/victim.dat"), EIO);
 	CHECK(mdt_wait_finding(match_file, want, t0, 60, NULL) >= 0, "no finding for the EIO read");
 	CHECK_INT(mdt_request("reload", reply, sizeof(reply)), 0);
-	pid_t dpid = (pid_t)atoi(vt_out("pgrep -P %d", (int)spid));
+	pid_t dpid = (pid_t)atoi(tl_out("pgrep -P %d", (int)spid));
 	REQUIRE(dpid > 0, "which process is mapperd?");
 	kill(dpid, SIGHUP);
 	fx_umount();
@@ -98,24 +98,24 @@ int main(int argc, char **argv)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "mapperd under strace: status %#x", st);
 
 	/* 1. Every call it made is allowed. */
-	CHECK_INT(vt_sh("sh %s %s > %s/allowed", script, unit, MDT_DIR), 0);
-	vt_must("sed -n 's/^[0-9]\\+ \\+\\([a-z0-9_]\\+\\)(.*/\\1/p' %s | sort -u > %s/used", TRACE,
+	CHECK_INT(tl_sh("sh %s %s > %s/allowed", script, unit, MDT_DIR), 0);
+	tl_must("sed -n 's/^[0-9]\\+ \\+\\([a-z0-9_]\\+\\)(.*/\\1/p' %s | sort -u > %s/used", TRACE,
 		MDT_DIR);
-	printf("system calls made: %s\n", vt_out("tr '\\n' ' ' < %s/used", MDT_DIR));
-	CHECK(atoi(vt_out("wc -l < %s/used", MDT_DIR)) > 30, "too few calls traced to be true");
-	const char *denied = vt_out("comm -23 %s/used %s/allowed | tr '\\n' ' '", MDT_DIR, MDT_DIR);
+	printf("system calls made: %s\n", tl_out("tr '\\n' ' ' < %s/used", MDT_DIR));
+	CHECK(atoi(tl_out("wc -l < %s/used", MDT_DIR)) > 30, "too few calls traced to be true");
+	const char *denied = tl_out("comm -23 %s/used %s/allowed | tr '\\n' ' '", MDT_DIR, MDT_DIR);
 	CHECK(denied[0] == '\0', "mapperd calls what mapperd.service does not allow: %s", denied);
 
 	/* 2. Only its own processes' /proc entries (its threads are the pids
 	 * strace saw). */
-	vt_must("awk '{print $1}' %s | sort -u > %s/pids", TRACE, MDT_DIR);
-	vt_must("grep -o '\"/proc/[0-9]*' %s | cut -c8- | grep . | sort -u > %s/procpids || true",
+	tl_must("awk '{print $1}' %s | sort -u > %s/pids", TRACE, MDT_DIR);
+	tl_must("grep -o '\"/proc/[0-9]*' %s | cut -c8- | grep . | sort -u > %s/procpids || true",
 		TRACE, MDT_DIR);
-	const char *other = vt_out("comm -23 %s/procpids %s/pids | tr '\\n' ' '", MDT_DIR,
+	const char *other = tl_out("comm -23 %s/procpids %s/pids | tr '\\n' ' '", MDT_DIR,
 				   MDT_DIR);
 	CHECK(other[0] == '\0', "mapperd opens /proc entries of other processes: %s", other);
 	printf("/proc entries opened: %s\n",
-	       vt_out("grep -o '\"/proc/[^\"]*\"' %s | sort -u | tr '\\n' ' '", TRACE));
+	       tl_out("grep -o '\"/proc/[^\"]*\"' %s | sort -u | tr '\\n' ' '", TRACE));
 
 	mdt_show_log();
 	fx_teardown();

@@ -73,18 +73,18 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	int rest = mdt_args(argc, argv);
 	REQUIRE(argc - rest == 2, "usage: %s MAPPERD MAPCTL DEV_A DEV_B", argv[0]);
-	vt_mkfs_mount(argv[rest], vt_features(), MNT_A);
-	vt_mkfs_mount(argv[rest + 1], vt_features(), MNT_B);
+	tl_mkfs_mount(argv[rest], vt_features(), MNT_A);
+	tl_mkfs_mount(argv[rest + 1], vt_features(), MNT_B);
 	/* enough data that a 4 MB/s media pass lasts well past the cancels */
-	vt_must("dd if=/dev/urandom of=%s/data bs=1M count=48 status=none", MNT_A);
-	vt_must("dd if=/dev/urandom of=%s/data bs=1M count=48 status=none", MNT_B);
-	vt_must("sync");
+	tl_must("dd if=/dev/urandom of=%s/data bs=1M count=48 status=none", MNT_A);
+	tl_must("dd if=/dev/urandom of=%s/data bs=1M count=48 status=none", MNT_B);
+	tl_must("sync");
 	snprintf(conf, sizeof(conf),
 		 "metadata_interval = %ds\nmedia_interval = %ds\nrandom_delay = 0\n"
 		 "rate_limit = 4M\n", INTERVAL, INTERVAL);
 	mdt_write_config(conf);
 	/* mkfs 6.x sets no autofsck property; give /mnt/b one by hand. */
-	vt_must("setfattr -n trusted.xfs:autofsck -v check " MNT_B);
+	tl_must("setfattr -n trusted.xfs:autofsck -v check " MNT_B);
 	pid_t pid = mdt_start(NULL);
 	REQUIRE(mdt_wait_watched(MNT_A, true, 20) >= 0 && mdt_wait_watched(MNT_B, true, 20) >= 0,
 		"mapperd does not watch both filesystems");

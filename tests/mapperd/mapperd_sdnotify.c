@@ -157,8 +157,8 @@ int main(int argc, char **argv)
 	REQUIRE(arg < argc, "which device?");
 	fx_setup(argv[arg], vt_features());
 	/* Enough data for a media scan that lasts while we look at it. */
-	vt_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 48m' -c fsync %s/big.dat", FX_MNT);
-	snprintf(uuid, sizeof(uuid), "%s", vt_out("blkid -o value -s UUID %s", FX_DUST));
+	tl_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 48m' -c fsync %s/big.dat", FX_MNT);
+	snprintf(uuid, sizeof(uuid), "%s", tl_out("blkid -o value -s UUID %s", FX_DUST));
 	uuid[strcspn(uuid, "\n")] = '\0';
 	REQUIRE(uuid[0], "no UUID");
 
@@ -187,11 +187,11 @@ int main(int argc, char **argv)
 	CHECK(find_line(0, "READY=1") == ready && ready == 0, "something came before READY=1");
 
 	/* 2. */
-	vt_must("umount " FX_MNT);
+	tl_must("umount " FX_MNT);
 	int gone = wait_line(ready, "STATUS=watching 0 XFS filesystems", 10);
 	CHECK(gone >= 0, "STATUS did not follow the unmount");
 	REQUIRE(mkdir(EVIL_MNT, 0755) == 0 || errno == EEXIST, "mkdir: %s", strerror(errno));
-	vt_must("mount %s \"$(printf '/mnt/evil\\nMAINPID=1')\"", FX_DUST);
+	tl_must("mount %s \"$(printf '/mnt/evil\\nMAINPID=1')\"", FX_DUST);
 	REQUIRE(wait_line(gone < 0 ? ready : gone + 1, "STATUS=watching 1 XFS filesystem", 10) >= 0,
 		"STATUS did not follow the new mount");
 	snprintf(line, sizeof(line), "scan media %s", uuid);
@@ -235,7 +235,7 @@ int main(int argc, char **argv)
 	CHECK_INT(status, 0);
 	CHECK(find_line(0, "MAINPID=*") < 0, "a MAINPID= line reached the service manager");
 
-	vt_sh("umount \"$(printf '/mnt/evil\\nMAINPID=1')\"");
+	tl_sh("umount \"$(printf '/mnt/evil\\nMAINPID=1')\"");
 	rmdir(EVIL_MNT);
 	if (check_failures)
 		mdt_show_log();

@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 
 	/* A victim file on dm-dust, and a second filesystem at a long path. */
 	fx_setup(argv[arg], "-m rmapbt=1,reflink=1");
-	vt_must("head -c 262144 /dev/urandom > %s/victim.dat && sync", FX_MNT);
+	tl_must("head -c 262144 /dev/urandom > %s/victim.dat && sync", FX_MNT);
 	uint64_t want[2] = { fx_ino("victim.dat"), fx_file_physical("victim.dat", 128 * 1024) };
 	REQUIRE(want[1] % 4096 == 0, "victim block not aligned");
 	static char longmnt[4000];
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 				"ddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
 				"ddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
 				"ddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd");
-	vt_mkfs_mount(dev2, "", longmnt);
+	tl_mkfs_mount(dev2, "", longmnt);
 
 	config(true);
 	pid_t pid = mdt_start(NULL);
@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 	CHECK_INT(mdt_request("reload", reply, sizeof(reply)), 0);
 
 	double t_base = tl_mono();
-	CHECK_INT(vt_sh("timeout 20 %s daemon status --socket %s >/dev/null", mdt_mapctl,
+	CHECK_INT(tl_sh("timeout 20 %s daemon status --socket %s >/dev/null", mdt_mapctl,
 			MDT_SOCK), 0);
 	t_base = tl_mono() - t_base;
 	printf("root's mapctl daemon status before: %.3f s\n", t_base);
@@ -293,8 +293,8 @@ int main(int argc, char **argv)
 	CHECK(held >= 1 && held <= PER_UID_MAX, "nobody holds %d connections", held);
 
 	/* A read error still becomes a finding meanwhile. */
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(want[1] / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(want[1] / 4096));
+	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/victim.dat");
 	double t0 = tl_mono();
 	CHECK_INT(mdt_read_file(FX_MNT "/victim.dat"), EIO);
@@ -306,7 +306,7 @@ int main(int argc, char **argv)
 	 * clients came (starting mapctl alone can take seconds in a loaded
 	 * guest), and a request on a socket within 3 s. */
 	t0 = tl_mono();
-	rc = vt_sh("timeout 20 %s daemon status --socket %s >/dev/null", mdt_mapctl, MDT_SOCK);
+	rc = tl_sh("timeout 20 %s daemon status --socket %s >/dev/null", mdt_mapctl, MDT_SOCK);
 	t = tl_mono() - t0;
 	printf("root's mapctl daemon status: exit %d after %.3f s\n", rc, t);
 	/* exit 0: answered, nothing open; 1: answered, findings open */
@@ -376,10 +376,10 @@ int main(int argc, char **argv)
 	CHECK(timed >= NON_READERS + 1, "timed out %lld", timed);
 	printf("mapperd: %d descriptors, %ld KiB resident\n", mdt_fd_count(pid), mdt_rss_kib(pid));
 	/* exit 1: answered, and the finding above is open */
-	CHECK_INT(vt_sh("%s daemon status --socket %s >/dev/null", mdt_mapctl, MDT_SOCK), 1);
+	CHECK_INT(tl_sh("%s daemon status --socket %s >/dev/null", mdt_mapctl, MDT_SOCK), 1);
 	CHECK_INT(mdt_stop(pid), 0);
 	mdt_show_log();
-	vt_sh("umount '%s'", longmnt);
+	tl_sh("umount '%s'", longmnt);
 	fx_teardown();
 	return check_done();
 }

@@ -65,7 +65,7 @@
 /* One property of the unit, copied. */
 static char *prop(const char *name)
 {
-	char *v = strdup(vt_out("systemctl show -p %s --value " UNIT, name));
+	char *v = strdup(tl_out("systemctl show -p %s --value " UNIT, name));
 
 	REQUIRE(v, "out of memory");
 	return v;
@@ -84,7 +84,7 @@ static bool wait_sh(const char *cond, double timeout)
 {
 	double end = tl_mono() + timeout;
 
-	while (vt_sh("%s", cond) != 0) {
+	while (tl_sh("%s", cond) != 0) {
 		if (tl_mono() > end)
 			return false;
 		tl_sleep(0.5);
@@ -95,7 +95,7 @@ static bool wait_sh(const char *cond, double timeout)
 /* "mapctl daemon status --json" lists @mnt (with fanotify) or not. */
 static bool watched(const char *mnt)
 {
-	const char *out = vt_out("mapctl daemon status --json 2>/dev/null");
+	const char *out = tl_out("mapctl daemon status --json 2>/dev/null");
 	char want[256];
 	const char *p;
 
@@ -119,7 +119,7 @@ static bool wait_watched(const char *mnt, bool present, double timeout)
 /* A journal field of the first record a filter selects, as jq prints it. */
 static char *jfield(const char *filter, const char *field)
 {
-	char *v = strdup(vt_out("journalctl -o json --no-pager %s | head -n 1 | jq -r '.%s'",
+	char *v = strdup(tl_out("journalctl -o json --no-pager %s | head -n 1 | jq -r '.%s'",
 				filter, field));
 
 	REQUIRE(v, "out of memory");
@@ -131,10 +131,10 @@ static void diagnose(void)
 {
 	char *pid = prop("MainPID");
 
-	vt_sh("mapctl daemon status --json");
-	vt_sh("journalctl -q -o cat --no-pager -u " UNIT " | tail -n 30");
-	vt_sh("findmnt -o TARGET,SOURCE,FSTYPE,PROPAGATION /mnt; findmnt -o TARGET,PROPAGATION /");
-	vt_sh("nsenter -t %s -m findmnt -o TARGET,SOURCE,FSTYPE,PROPAGATION " FX_MNT, pid);
+	tl_sh("mapctl daemon status --json");
+	tl_sh("journalctl -q -o cat --no-pager -u " UNIT " | tail -n 30");
+	tl_sh("findmnt -o TARGET,SOURCE,FSTYPE,PROPAGATION /mnt; findmnt -o TARGET,PROPAGATION /");
+	tl_sh("nsenter -t %s -m findmnt -o TARGET,SOURCE,FSTYPE,PROPAGATION " FX_MNT, pid);
 	free(pid);
 }
 
@@ -142,7 +142,7 @@ static void install_hooks(void)
 {
 	/* The probe: what a hook, in the daemon's cgroup, seccomp filter and
 	 * mount namespace, may do. */
-	vt_must("cat >" PROBE_HOOK " <<'EOF'\n"
+	tl_must("cat >" PROBE_HOOK " <<'EOF'\n"
 		"#!/bin/sh\n"
 		"exec >" PROBE ".tmp 2>&1\n"
 		"echo \"event=$MAPPER_EVENT mountpoint=$MAPPER_MOUNTPOINT\"\n"
@@ -156,9 +156,9 @@ static void install_hooks(void)
 		"chmod 0755 " PROBE_HOOK, FX_DUST, FX_DUST);
 	/* The mail example, and a sendmail that keeps what it is given where
 	 * the daemon's sandbox cannot write (/var/tmp is read-only there). */
-	vt_must("install -m 0755 /usr/share/doc/mapper/examples/notify.d/10-mail "
+	tl_must("install -m 0755 /usr/share/doc/mapper/examples/notify.d/10-mail "
 		"/etc/mapper/notify.d/10-mail");
-	vt_must("mkdir -p " MAIL_DIR " && printf '#!/bin/sh\\ncat >" MAIL_DIR
+	tl_must("mkdir -p " MAIL_DIR " && printf '#!/bin/sh\\ncat >" MAIL_DIR
 		"/mail.$$\\n' >/usr/sbin/sendmail && chmod 0755 /usr/sbin/sendmail");
 }
 
@@ -167,11 +167,11 @@ static void step_install(const char *debdir)
 	/* The man-db trigger would rebuild the index for minutes under TCG;
 	 * a container image's policy-rc.d (exit 101) keeps dpkg from starting
 	 * services, which a booted server has not. */
-	vt_must("rm -f /var/lib/man-db/auto-update /usr/sbin/policy-rc.d");
-	vt_must("dpkg -i %s/mapper_*.deb", debdir);
-	CHECK_STR(vt_out("systemctl is-enabled " UNIT), "enabled");
+	tl_must("rm -f /var/lib/man-db/auto-update /usr/sbin/policy-rc.d");
+	tl_must("dpkg -i %s/mapper_*.deb", debdir);
+	CHECK_STR(tl_out("systemctl is-enabled " UNIT), "enabled");
 	check_prop("ActiveState", "active");
-	vt_must("systemctl stop " UNIT);
+	tl_must("systemctl stop " UNIT);
 	check_prop("ActiveState", "inactive");
 	check_prop("Result", "success");
 	check_prop("ExecMainStatus", "0");
@@ -182,9 +182,9 @@ static void step_install(const char *debdir)
 
 static void step_not_ready(void)
 {
-	vt_must("cp " CONF " /var/tmp/mapperd.conf.orig");
-	vt_must("sed -i 's|^database =.*|database = /var/tmp/outside.db|' " CONF);
-	CHECK(vt_sh("systemctl start " UNIT) != 0,
+	tl_must("cp " CONF " /var/tmp/mapperd.conf.orig");
+	tl_must("sed -i 's|^database =.*|database = /var/tmp/outside.db|' " CONF);
+	CHECK(tl_sh("systemctl start " UNIT) != 0,
 	      "systemctl start succeeded with a database the sandbox cannot write");
 	char *active = prop("ActiveState");
 	CHECK(strcmp(active, "active") != 0, "the unit became active without READY=1");
@@ -192,16 +192,16 @@ static void step_not_ready(void)
 	check_prop("Result", "exit-code");
 	CHECK(access("/var/tmp/outside.db", F_OK) != 0, "the database was made outside "
 	      "ReadWritePaths=");
-	vt_sh("journalctl -q -o cat --no-pager _SYSTEMD_UNIT=" UNIT " | tail -n 3");
-	vt_must("systemctl stop " UNIT " && systemctl reset-failed " UNIT);
-	vt_must("cp /var/tmp/mapperd.conf.orig " CONF);
+	tl_sh("journalctl -q -o cat --no-pager _SYSTEMD_UNIT=" UNIT " | tail -n 3");
+	tl_must("systemctl stop " UNIT " && systemctl reset-failed " UNIT);
+	tl_must("cp /var/tmp/mapperd.conf.orig " CONF);
 }
 
 static void step_start(void)
 {
-	vt_must("mkdir -p " PROM_DIR);
-	vt_must("sed -i 's|^metrics_file =.*|metrics_file = " PROM "|' " CONF);
-	vt_must("systemctl start " UNIT);
+	tl_must("mkdir -p " PROM_DIR);
+	tl_must("sed -i 's|^metrics_file =.*|metrics_file = " PROM "|' " CONF);
+	tl_must("systemctl start " UNIT);
 	check_prop("ActiveState", "active");
 	check_prop("SubState", "running");
 	check_prop("Type", "notify");
@@ -209,8 +209,8 @@ static void step_start(void)
 	char *status = prop("StatusText");
 	CHECK(status[0] != '\0', "no STATUS= text once active");
 	/* The control socket is set up before READY=1. */
-	CHECK_INT(vt_sh("mapctl daemon status >/dev/null"), 0);
-	const char *st = vt_out("systemctl status --no-pager --lines=0 " UNIT);
+	CHECK_INT(tl_sh("mapctl daemon status >/dev/null"), 0);
+	const char *st = tl_out("systemctl status --no-pager --lines=0 " UNIT);
 	printf("%s\n", st);
 	CHECK(strstr(st, "Active: active (running)"), "systemctl status does not say running");
 	char want[1024];
@@ -226,17 +226,17 @@ static void step_sandbox(void)
 {
 	char *pid = prop("MainPID");
 
-	CHECK(vt_sh("nsenter -t %s -m touch /etc/mapper/ns-probe", pid) != 0,
+	CHECK(tl_sh("nsenter -t %s -m touch /etc/mapper/ns-probe", pid) != 0,
 	      "/etc is writable in the daemon's mount namespace");
-	CHECK(vt_sh("nsenter -t %s -m touch /usr/sbin/ns-probe", pid) != 0,
+	CHECK(tl_sh("nsenter -t %s -m touch /usr/sbin/ns-probe", pid) != 0,
 	      "/usr is writable in the daemon's mount namespace");
-	CHECK(vt_sh("nsenter -t %s -m touch /var/tmp/ns-probe", pid) != 0,
+	CHECK(tl_sh("nsenter -t %s -m touch /var/tmp/ns-probe", pid) != 0,
 	      "/var/tmp is writable in the daemon's mount namespace");
-	CHECK_INT(vt_sh("nsenter -t %s -m touch /var/lib/mapper/ns-probe", pid), 0);
-	CHECK_INT(vt_sh("nsenter -t %s -m touch " PROM_DIR "/ns-probe", pid), 0);
-	CHECK_STR(vt_out("sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/%s/status", pid), "1");
-	CHECK_STR(vt_out("sed -n 's/^Seccomp:[[:space:]]*//p' /proc/%s/status", pid), "2");
-	CHECK_STR(vt_out("sed -n 's/^CapBnd:[[:space:]]*//p' /proc/%s/status", pid), CAP_BOUNDING);
+	CHECK_INT(tl_sh("nsenter -t %s -m touch /var/lib/mapper/ns-probe", pid), 0);
+	CHECK_INT(tl_sh("nsenter -t %s -m touch " PROM_DIR "/ns-probe", pid), 0);
+	CHECK_STR(tl_out("sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/%s/status", pid), "1");
+	CHECK_STR(tl_out("sed -n 's/^Seccomp:[[:space:]]*//p' /proc/%s/status", pid), "2");
+	CHECK_STR(tl_out("sed -n 's/^CapBnd:[[:space:]]*//p' /proc/%s/status", pid), CAP_BOUNDING);
 	free(pid);
 }
 
@@ -246,8 +246,8 @@ static void step_damage(const char *uuid, uint64_t ino)
 	uint64_t phys = fx_file_physical(VICTIM, 32768);
 
 	snprintf(path, sizeof(path), FX_MNT "/" VICTIM);
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
-	vt_must("dmsetup message dust 0 enable");
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
+	tl_must("dmsetup message dust 0 enable");
 	tl_evict(path);
 	CHECK_INT(mdt_read_file(path), EIO);
 
@@ -256,7 +256,7 @@ static void step_damage(const char *uuid, uint64_t ino)
 	snprintf(cond, sizeof(cond), "journalctl -q -o json %s | grep -q .", filter);
 	REQUIRE(wait_sh(cond, WAIT_SECS), "no journal record for %s", filter);
 	printf("---- journalctl -o json %s ----\n", filter);
-	vt_sh("journalctl -o json --no-pager %s | head -n 1", filter);
+	tl_sh("journalctl -o json --no-pager %s | head -n 1", filter);
 	char *v = jfield(filter, "MAPPER_PATH");
 	CHECK_STR(v, path);
 	free(v);
@@ -275,13 +275,13 @@ static void step_damage(const char *uuid, uint64_t ino)
 	free(v);
 
 	/* The database, read by the packaged mapctl. */
-	CHECK_INT(vt_sh("mapctl files " FX_MNT " | grep -qF '%s'", path), 0);
+	CHECK_INT(tl_sh("mapctl files " FX_MNT " | grep -qF '%s'", path), 0);
 	/* The textfile: one damaged file on this filesystem. */
 	snprintf(cond, sizeof(cond), "grep -E '^mapper_damaged_files\\{.*%s.*\\} 1$' " PROM, uuid);
 	CHECK(wait_sh(cond, 2 * WAIT_SECS), "the textfile does not count the damaged file");
 	/* The hooks. */
 	CHECK(wait_sh("test -f " PROBE, WAIT_SECS), "the probe hook did not run");
-	const char *probe = vt_out("cat " PROBE);
+	const char *probe = tl_out("cat " PROBE);
 	printf("---- probe hook ----\n%s\n", probe);
 	CHECK(strstr(probe, "event=damage mountpoint=" FX_MNT "\n"), "probe: event");
 	CHECK(strstr(probe, "etc=read-only"), "a hook may write /etc");
@@ -293,17 +293,17 @@ static void step_damage(const char *uuid, uint64_t ino)
 	CHECK(wait_sh("grep -qsF 'Subject: [mapper] mapper-vm: damage on " FX_MNT "' " MAIL_DIR "/mail.*",
 		      WAIT_SECS),
 	      "no mail from 10-mail through systemd-run");
-	vt_sh("cat " MAIL_DIR "/mail.* | head -n 20");
+	tl_sh("cat " MAIL_DIR "/mail.* | head -n 20");
 	printf("---- systemctl status " UNIT " ----\n");
-	vt_sh("systemctl status --no-pager --full " UNIT);
+	tl_sh("systemctl status --no-pager --full " UNIT);
 }
 
 static void step_reload(void)
 {
 	char *pid = prop("MainPID");
 
-	vt_must("sed -i 's|^exclude =.*|exclude = " FX_MNT "|' " CONF);
-	vt_must("systemctl reload " UNIT);
+	tl_must("sed -i 's|^exclude =.*|exclude = " FX_MNT "|' " CONF);
+	tl_must("systemctl reload " UNIT);
 	CHECK(wait_watched(FX_MNT, false, WAIT_SECS), "still watched after exclude = and reload");
 	CHECK(wait_sh("journalctl -q -o cat _SYSTEMD_UNIT=" UNIT " | grep -q 'configuration "
 		      CONF " read again'", WAIT_SECS), "no \"read again\" record");
@@ -316,11 +316,11 @@ static void step_reload(void)
 
 static void step_security_and_stop(void)
 {
-	const char *sec = vt_out("systemd-analyze security --no-pager " UNIT " | tail -n 1");
+	const char *sec = tl_out("systemd-analyze security --no-pager " UNIT " | tail -n 1");
 
 	printf("systemd-analyze security: %s\n", sec);
 	CHECK(strstr(sec, "Overall exposure level for " UNIT), "no exposure level");
-	vt_must("systemctl stop " UNIT);
+	tl_must("systemctl stop " UNIT);
 	check_prop("ActiveState", "inactive");
 	check_prop("Result", "success");
 	check_prop("ExecMainStatus", "0");
@@ -329,21 +329,21 @@ static void step_security_and_stop(void)
 /* A newer version of the same package, with a changed conffile. */
 static void step_upgrade_purge(const char *debdir)
 {
-	vt_must("rm -rf /var/tmp/pkg && dpkg-deb -R %s/mapper_*.deb /var/tmp/pkg", debdir);
-	vt_must("sed -i 's/^Version: .*/&+test1/' /var/tmp/pkg/DEBIAN/control");
-	vt_must("echo '# shipped by the next version' >>/var/tmp/pkg" CONF);
+	tl_must("rm -rf /var/tmp/pkg && dpkg-deb -R %s/mapper_*.deb /var/tmp/pkg", debdir);
+	tl_must("sed -i 's/^Version: .*/&+test1/' /var/tmp/pkg/DEBIAN/control");
+	tl_must("echo '# shipped by the next version' >>/var/tmp/pkg" CONF);
 	/* (md5sums lists no conffile: it stays right.) */
-	vt_must("dpkg-deb -b /var/tmp/pkg /var/tmp/mapper-next.deb >/dev/null");
-	vt_must("dpkg --force-confold -i /var/tmp/mapper-next.deb </dev/null");
-	CHECK_INT(vt_sh("grep -qx 'exclude = " FX_MNT "' " CONF), 0);
-	CHECK_INT(vt_sh("test -f " CONF ".dpkg-dist"), 0);
+	tl_must("dpkg-deb -b /var/tmp/pkg /var/tmp/mapper-next.deb >/dev/null");
+	tl_must("dpkg --force-confold -i /var/tmp/mapper-next.deb </dev/null");
+	CHECK_INT(tl_sh("grep -qx 'exclude = " FX_MNT "' " CONF), 0);
+	CHECK_INT(tl_sh("test -f " CONF ".dpkg-dist"), 0);
 	check_prop("ActiveState", "active");
 
-	vt_must("dpkg --purge mapper");
-	CHECK_INT(vt_sh("test -e /etc/mapper/mapperd.conf"), 1);
-	CHECK_INT(vt_sh("test -e /lib/systemd/system/" UNIT), 1);
-	CHECK_INT(vt_sh("test -e /etc/systemd/system/multi-user.target.wants/" UNIT), 1);
-	CHECK_INT(vt_sh("pgrep -x mapperd"), 1);
+	tl_must("dpkg --purge mapper");
+	CHECK_INT(tl_sh("test -e /etc/mapper/mapperd.conf"), 1);
+	CHECK_INT(tl_sh("test -e /lib/systemd/system/" UNIT), 1);
+	CHECK_INT(tl_sh("test -e /etc/systemd/system/multi-user.target.wants/" UNIT), 1);
+	CHECK_INT(tl_sh("pgrep -x mapperd"), 1);
 }
 
 int main(int argc, char **argv)
@@ -352,7 +352,7 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	REQUIRE(argc == 3, "usage: %s DEBDIR DEVICE", argv[0]);
-	REQUIRE(strstr(vt_out("readlink /proc/1/exe"), "systemd"),
+	REQUIRE(strstr(tl_out("readlink /proc/1/exe"), "systemd"),
 		"PID 1 is not systemd: run under vm/run --systemd");
 	double t0 = tl_mono();
 
@@ -364,9 +364,9 @@ int main(int argc, char **argv)
 
 	/* Mounted after the start: found through the mount table. */
 	fx_setup(argv[2], vt_features());
-	vt_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 64k' -c fsync " FX_MNT "/" VICTIM);
+	tl_must("xfs_io -f -c 'pwrite -q -S 0x5a 0 64k' -c fsync " FX_MNT "/" VICTIM);
 	uint64_t ino = fx_ino(VICTIM);
-	snprintf(uuid, sizeof(uuid), "%s", vt_out("blkid -o value -s UUID " FX_DUST));
+	snprintf(uuid, sizeof(uuid), "%s", tl_out("blkid -o value -s UUID " FX_DUST));
 	REQUIRE(uuid[0], "no UUID");
 	if (!wait_watched(FX_MNT, true, WAIT_SECS))
 		diagnose();

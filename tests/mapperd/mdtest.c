@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -438,7 +437,7 @@ bool mdt_status_is(const char *mnt, const char *key, const char *want)
 
 void mdt_fd_show(pid_t pid)
 {
-	vt_sh("ls -l /proc/%d/fd | sed 1d | awk '{print $9, $10, $11}'", (int)pid);
+	tl_sh("ls -l /proc/%d/fd | sed 1d | awk '{print $9, $10, $11}'", (int)pid);
 }
 
 int mdt_fd_count(pid_t pid)

@@ -86,7 +86,7 @@ static pid_t start_swapper(void)
 
 static const char *outcome(const char *rel)
 {
-	return vt_out("jq -r '.paths[] | select(.path == \"" FX_MNT "/%s\") | .outcome' "
+	return tl_out("jq -r '.paths[] | select(.path == \"" FX_MNT "/%s\") | .outcome' "
 		      "/tmp/attack.json", rel);
 }
 
@@ -98,50 +98,50 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	fx_setup(dev, vt_features());
-	vt_must("sysctl -w fs.protected_hardlinks=0");
-	vt_must("mkdir -p " FX_MNT "/etc " FX_MNT "/docs " FX_MNT "/home/u " FX_MNT "/lost+found"
+	tl_must("sysctl -w fs.protected_hardlinks=0");
+	tl_must("mkdir -p " FX_MNT "/etc " FX_MNT "/docs " FX_MNT "/home/u " FX_MNT "/lost+found"
 		" && chown %d:%d " FX_MNT "/home/u", USER_UID, USER_UID);
 	/* Root's file, 64 KiB of its own bytes, readable by root alone. */
-	vt_must("yes root-only | head -c 65536 > " FX_MNT "/etc/secret && chmod 600 " FX_MNT
+	tl_must("yes root-only | head -c 65536 > " FX_MNT "/etc/secret && chmod 600 " FX_MNT
 		"/etc/secret");
 	/* An honest file with two names. */
-	vt_must("yes shared | head -c 65536 > " FX_MNT "/docs/a && ln " FX_MNT "/docs/a " FX_MNT
+	tl_must("yes shared | head -c 65536 > " FX_MNT "/docs/a && ln " FX_MNT "/docs/a " FX_MNT
 		"/docs/b");
 
 	/* The mirror: the same tree, hard links kept, taken before the user's
 	 * link; the user's own file at home/u/notes. */
-	vt_mkfs_mount(mirror_dev, "", MIRROR);
-	vt_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
+	tl_mkfs_mount(mirror_dev, "", MIRROR);
+	tl_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
 	CHECK_INT(as_user("yes user-bytes | head -c 65536 > " MIRROR "/home/u/notes && chmod 644 "
 			  MIRROR "/home/u/notes"), 0);
-	char *secret_sum = strdup(vt_out("sha256sum < " FX_MNT "/etc/secret"));
-	char *user_sum = strdup(vt_out("sha256sum < " MIRROR "/home/u/notes"));
+	char *secret_sum = strdup(tl_out("sha256sum < " FX_MNT "/etc/secret"));
+	char *user_sum = strdup(tl_out("sha256sum < " MIRROR "/home/u/notes"));
 
 	/* The user's hard link in their own folder, to root's file. */
 	CHECK_INT(as_user("ln " FX_MNT "/etc/secret " FX_MNT "/home/u/notes"), 0);
-	vt_sh("ls -li " FX_MNT "/etc/secret " FX_MNT "/home/u/notes");
+	tl_sh("ls -li " FX_MNT "/etc/secret " FX_MNT "/home/u/notes");
 
 	/* The first block of both files goes bad; the scan names them. */
-	vt_must("sync");
+	tl_must("sync");
 	uint64_t blocks[2] = { fx_file_physical("etc/secret", 0) / 4096,
 			       fx_file_physical("docs/a", 0) / 4096 };
 	fx_umount();
 	fx_add_bad_blocks(blocks, 2);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
-	vt_must("sqlite3 " DB " '.backup " DB ".0'");
-	const char *listed = vt_out("%s --db " DB " files " FX_MNT, mapctl);
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
+	tl_must("sqlite3 " DB " '.backup " DB ".0'");
+	const char *listed = tl_out("%s --db " DB " files " FX_MNT, mapctl);
 	CHECK(strstr(listed, FX_MNT "/etc/secret"), "the scan names etc/secret");
 	CHECK(strstr(listed, FX_MNT "/home/u/notes"), "the scan names home/u/notes");
 
-	vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
+	tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
 	      mapctl);
-	vt_sh("jq -c '.paths[] | [.path, .outcome, .detail]' /tmp/attack.json");
-	vt_sh("ls -li " FX_MNT "/etc/secret " FX_MNT "/home/u/notes");
+	tl_sh("jq -c '.paths[] | [.path, .outcome, .detail]' /tmp/attack.json");
+	tl_sh("ls -li " FX_MNT "/etc/secret " FX_MNT "/home/u/notes");
 
 	/* Root's file: root's owner and mode, and never the user's bytes. */
-	CHECK_STR(vt_out("stat -c '%%a %%u:%%g' " FX_MNT "/etc/secret"), "600 0:0");
-	const char *now = vt_out("sha256sum < " FX_MNT "/etc/secret 2>/dev/null");
+	CHECK_STR(tl_out("stat -c '%%a %%u:%%g' " FX_MNT "/etc/secret"), "600 0:0");
+	const char *now = tl_out("sha256sum < " FX_MNT "/etc/secret 2>/dev/null");
 	CHECK(strcmp(now, user_sum) != 0, "root's etc/secret holds the user's bytes from the "
 	      "mirror's home/u/notes");
 	CHECK(strcmp(outcome("home/u/notes"), "restored") != 0,
@@ -151,32 +151,32 @@ int main(int argc, char **argv)
 	/* Not a pass by refusing every hard link: one file in the mirror too. */
 	CHECK_STR(outcome("docs/a"), "restored");
 	CHECK_STR(outcome("docs/b"), "restored");
-	CHECK_INT(vt_sh("cmp " MIRROR "/docs/a " FX_MNT "/docs/b"), 0);
+	CHECK_INT(tl_sh("cmp " MIRROR "/docs/a " FX_MNT "/docs/b"), 0);
 
 	/* The names agree in the mirror, then the user swaps them. */
 	CHECK_INT(as_user("ln " MIRROR "/etc/secret " MIRROR "/home/u/notes.link"), 0);
 	pid_t swapper = start_swapper();
 	int bad_round = -1;
 	for (int round = 0; round < 20 && bad_round < 0; round++) {
-		vt_must("rm -f " DB " " DB "-wal " DB "-shm && sqlite3 " DB ".0 '.backup " DB "'");
-		vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
+		tl_must("rm -f " DB " " DB "-wal " DB "-shm && sqlite3 " DB ".0 '.backup " DB "'");
+		tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
 		      mapctl);
-		vt_sh("jq -c '.paths[] | select(.path | test(\"secret|notes\")) | [.path, "
+		tl_sh("jq -c '.paths[] | select(.path | test(\"secret|notes\")) | [.path, "
 		      ".outcome, .detail]' /tmp/attack.json");
-		if (strcmp(vt_out("stat -c '%%a %%u:%%g' " FX_MNT "/etc/secret"), "600 0:0") != 0 ||
-		    strcmp(vt_out("sha256sum < " FX_MNT "/etc/secret 2>/dev/null"), user_sum) == 0)
+		if (strcmp(tl_out("stat -c '%%a %%u:%%g' " FX_MNT "/etc/secret"), "600 0:0") != 0 ||
+		    strcmp(tl_out("sha256sum < " FX_MNT "/etc/secret 2>/dev/null"), user_sum) == 0)
 			bad_round = round;
 	}
 	kill(swapper, SIGKILL);
 	waitpid(swapper, NULL, 0);
-	vt_sh("ls -li " FX_MNT "/etc/secret " FX_MNT "/home/u/notes");
+	tl_sh("ls -li " FX_MNT "/etc/secret " FX_MNT "/home/u/notes");
 	CHECK(bad_round < 0, "round %d: a swap in the mirror after its check gave root's "
 	      "etc/secret the user's bytes or owner (%s)", bad_round,
-	      vt_out("stat -c '%%a %%u:%%g' " FX_MNT "/etc/secret"));
+	      tl_out("stat -c '%%a %%u:%%g' " FX_MNT "/etc/secret"));
 
 	free(secret_sum);
 	free(user_sum);
-	vt_sh("umount " MIRROR);
+	tl_sh("umount " MIRROR);
 	fx_teardown();
 	return check_done();
 }

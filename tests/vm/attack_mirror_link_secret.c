@@ -40,7 +40,7 @@ static const char *mapctl;
 
 static const char *outcome(const char *rel)
 {
-	return vt_out("jq -r '.paths[] | select(.path == \"" FX_MNT "/%s\") | .outcome' "
+	return tl_out("jq -r '.paths[] | select(.path == \"" FX_MNT "/%s\") | .outcome' "
 		      "/tmp/attack.json", rel);
 }
 
@@ -74,30 +74,30 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	fx_setup(dev, vt_features());
-	vt_must("sysctl -w fs.protected_hardlinks=0");
-	vt_must("mkdir -p " FX_MNT "/etc " FX_MNT "/home/u " FX_MNT "/lost+found && "
+	tl_must("sysctl -w fs.protected_hardlinks=0");
+	tl_must("mkdir -p " FX_MNT "/etc " FX_MNT "/home/u " FX_MNT "/lost+found && "
 		"yes root-only-secret | head -c %d > " FX_MNT "/etc/secret && chmod 600 " FX_MNT
 		"/etc/secret", SIZE);
 	/* The user's own files. */
-	vt_must("cd " FX_MNT "/home/u && yes notes | head -c %d > notes && yes diary | head -c %d"
+	tl_must("cd " FX_MNT "/home/u && yes notes | head -c %d > notes && yes diary | head -c %d"
 		" > diary && chmod 644 notes diary && chown -R %d:%d .", SIZE, SIZE, USER_UID,
 		USER_UID);
 
-	vt_mkfs_mount(mirror_dev, "", MIRROR);
-	vt_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
+	tl_mkfs_mount(mirror_dev, "", MIRROR);
+	tl_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
 	/* The user, in their folder of the mirror. */
-	CHECK_INT(vt_sh("setpriv --reuid=%d --regid=%d --clear-groups sh -c 'cd " MIRROR
+	CHECK_INT(tl_sh("setpriv --reuid=%d --regid=%d --clear-groups sh -c 'cd " MIRROR
 			"/home/u && rm notes && ln " MIRROR "/etc/secret notes'", USER_UID,
 			USER_UID), 0);
-	vt_sh("ls -li " MIRROR "/etc " MIRROR "/home/u");
+	tl_sh("ls -li " MIRROR "/etc " MIRROR "/home/u");
 
-	vt_must("sync");
+	tl_must("sync");
 	uint64_t blocks[2] = { fx_file_physical("home/u/notes", 0) / 4096,
 			       fx_file_physical("home/u/diary", 0) / 4096 };
 	fx_umount();
 	fx_add_bad_blocks(blocks, 2);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
 
 	int ready[2], go[2], out[2];
 	REQUIRE(pipe(ready) == 0 && pipe(go) == 0 && pipe(out) == 0, "pipe");
@@ -105,10 +105,10 @@ int main(int argc, char **argv)
 	char c = 0;
 	REQUIRE(read(ready[0], &c, 1) == 1 && c == 'y', "the user opened their notes");
 
-	vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
+	tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
 	      mapctl);
-	vt_sh("jq -c '.paths[] | [.path, .outcome, .detail]' /tmp/attack.json");
-	vt_sh("ls -li " FX_MNT "/home/u");
+	tl_sh("jq -c '.paths[] | [.path, .outcome, .detail]' /tmp/attack.json");
+	tl_sh("ls -li " FX_MNT "/home/u");
 
 	/* What the user reads through the descriptor they opened before. */
 	REQUIRE(write(go[1], "g", 1) == 1, "go");
@@ -121,14 +121,14 @@ int main(int argc, char **argv)
 	waitpid(reader, NULL, 0);
 	FILE *f = fopen(SEEN, "w");
 	REQUIRE(f && fwrite(seen, 1, got, f) == got && fclose(f) == 0, "write " SEEN);
-	vt_sh("head -c 60 " SEEN "; echo");
-	CHECK(vt_sh("cmp -s " SEEN " " FX_MNT "/etc/secret") != 0,
+	tl_sh("head -c 60 " SEEN "; echo");
+	CHECK(tl_sh("cmp -s " SEEN " " FX_MNT "/etc/secret") != 0,
 	      "the user read root's etc/secret through their own descriptor of home/u/notes");
 	CHECK(strcmp(outcome("home/u/notes"), "restored") != 0,
 	      "home/u/notes, the user's, was rewritten with root's file");
 	CHECK_STR(outcome("home/u/diary"), "restored");
 
-	vt_sh("umount " MIRROR);
+	tl_sh("umount " MIRROR);
 	fx_teardown();
 	return check_done();
 }

@@ -43,13 +43,13 @@ static const char *mapctl;
 /* @cmd run by /bin/sh as USER_UID (no groups): its output's first line. */
 static const char *user_out(const char *cmd)
 {
-	return vt_out("setpriv --reuid=%d --regid=%d --clear-groups sh -c '%s' 2>&1 | head -n 1",
+	return tl_out("setpriv --reuid=%d --regid=%d --clear-groups sh -c '%s' 2>&1 | head -n 1",
 		      USER_UID, USER_UID, cmd);
 }
 
 static const char *outcome(const char *rel)
 {
-	return vt_out("jq -r '.paths[] | select(.path == \"" FX_MNT "/%s\") | .outcome' "
+	return tl_out("jq -r '.paths[] | select(.path == \"" FX_MNT "/%s\") | .outcome' "
 		      "/tmp/attack.json", rel);
 }
 
@@ -67,22 +67,22 @@ static void damage_and_scan(void)
 	uint64_t blocks[3];
 	int n = 0;
 
-	vt_must("sync");
+	tl_must("sync");
 	blocks[n++] = fx_file_physical("home/u/tool", 0) / 4096;
 	blocks[n++] = fx_file_physical("home/u/capped", 0) / 4096;
 	blocks[n++] = fx_file_physical("home/u/plain", 0) / 4096;
 	fx_umount();
 	fx_add_bad_blocks(blocks, n);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
 }
 
 static void refetch(void)
 {
-	vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
+	tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
 	      mapctl);
-	vt_sh("jq -c '.paths[] | [.path, .outcome, .detail]' /tmp/attack.json");
-	vt_sh("cd " FX_MNT "/home/u && ls -l " FILES " && getfattr -d -m - " FILES);
+	tl_sh("jq -c '.paths[] | [.path, .outcome, .detail]' /tmp/attack.json");
+	tl_sh("cd " FX_MNT "/home/u && ls -l " FILES " && getfattr -d -m - " FILES);
 }
 
 int main(int argc, char **argv)
@@ -94,23 +94,23 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	fx_setup(dev, vt_features());
 	/* The user's own files, each a copy of id(1) they may run. */
-	vt_must("mkdir -p " FX_MNT "/home/u " FX_MNT "/lost+found && cd " FX_MNT "/home/u && "
+	tl_must("mkdir -p " FX_MNT "/home/u " FX_MNT "/lost+found && cd " FX_MNT "/home/u && "
 		"for f in " FILES "; do cp /usr/bin/id $f; done && chmod 755 " FILES " && "
 		"chown -R %d:%d .", USER_UID, USER_UID);
 	CHECK_STR(user_out(FX_MNT "/home/u/tool -u"), "1000");
 
 	/* The user's disk: the same files, tool set-group-ID to group 42,
 	 * capped with CAP_SETUID; plain as it is here. */
-	vt_mkfs_mount(mirror_dev, "", MIRROR);
-	vt_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
-	vt_must("chgrp 42 " MIRROR "/home/u/tool && chmod 2755 " MIRROR "/home/u/tool");
+	tl_mkfs_mount(mirror_dev, "", MIRROR);
+	tl_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
+	tl_must("chgrp 42 " MIRROR "/home/u/tool && chmod 2755 " MIRROR "/home/u/tool");
 	set_cap_setuid(MIRROR "/home/u/capped");
-	vt_must("umount " MIRROR " && mount -o nosuid,nodev %s " MIRROR, mirror_dev);
+	tl_must("umount " MIRROR " && mount -o nosuid,nodev %s " MIRROR, mirror_dev);
 	/* What nosuid means: nothing gained by running it from there. */
 	CHECK_STR(user_out(MIRROR "/home/u/tool -g"), "1000");
 
 	damage_and_scan();
-	vt_must("sqlite3 " DB " '.backup " DB ".0'");
+	tl_must("sqlite3 " DB " '.backup " DB ".0'");
 	refetch();
 	CHECK(strcmp(outcome("home/u/tool"), "restored") != 0,
 	      "a set-group-ID file of a nosuid mirror was restored");
@@ -118,10 +118,10 @@ int main(int argc, char **argv)
 	      "a file capability of a nosuid mirror was restored");
 	CHECK_STR(outcome("home/u/plain"), "restored");
 	/* Nothing gained by the user. */
-	CHECK(!(strtol(vt_out("stat -c %%a " FX_MNT "/home/u/tool"), NULL, 8) & 06000),
+	CHECK(!(strtol(tl_out("stat -c %%a " FX_MNT "/home/u/tool"), NULL, 8) & 06000),
 	      "home/u/tool got the nosuid mirror's set-id bit: %s",
-	      vt_out("stat -c '%%a %%u:%%g' " FX_MNT "/home/u/tool"));
-	CHECK(vt_sh("getfattr -n security.capability " FX_MNT "/home/u/capped >/dev/null 2>&1") != 0,
+	      tl_out("stat -c '%%a %%u:%%g' " FX_MNT "/home/u/tool"));
+	CHECK(tl_sh("getfattr -n security.capability " FX_MNT "/home/u/capped >/dev/null 2>&1") != 0,
 	      "home/u/capped got the nosuid mirror's security.capability");
 	/* (Refused, it still has its bad block: it does not run at all.) */
 	CHECK(strcmp(user_out(FX_MNT "/home/u/tool -g"), "42") != 0,
@@ -129,14 +129,14 @@ int main(int argc, char **argv)
 
 	/* The admin's explicit trust: the same disk mounted with suid.  The
 	 * findings open again (the files still unreadable where refused). */
-	vt_must("umount " MIRROR " && mount %s " MIRROR, mirror_dev);
-	vt_must("rm -f " DB " " DB "-wal " DB "-shm && sqlite3 " DB ".0 '.backup " DB "'");
+	tl_must("umount " MIRROR " && mount %s " MIRROR, mirror_dev);
+	tl_must("rm -f " DB " " DB "-wal " DB "-shm && sqlite3 " DB ".0 '.backup " DB "'");
 	refetch();
 	CHECK_STR(outcome("home/u/tool"), "restored");
 	CHECK_STR(outcome("home/u/capped"), "restored");
-	CHECK_STR(vt_out("stat -c '%%a %%u:%%g' " FX_MNT "/home/u/tool"), "2755 1000:42");
+	CHECK_STR(tl_out("stat -c '%%a %%u:%%g' " FX_MNT "/home/u/tool"), "2755 1000:42");
 
-	vt_sh("umount " MIRROR);
+	tl_sh("umount " MIRROR);
 	fx_teardown();
 	return check_done();
 }

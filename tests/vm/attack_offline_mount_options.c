@@ -32,16 +32,16 @@ static const char *mapctl;
 /* Can the user write 4 MiB into home/u (their quota is 1 MiB)? */
 static int user_writes_4m(void)
 {
-	int rc = vt_sh(USER " dd if=/dev/zero of=" FX_MNT "/home/u/big bs=1M count=4 "
+	int rc = tl_sh(USER " dd if=/dev/zero of=" FX_MNT "/home/u/big bs=1M count=4 "
 		       "conv=fsync status=none");
 
-	vt_must("rm -f " FX_MNT "/home/u/big");
+	tl_must("rm -f " FX_MNT "/home/u/big");
 	return rc;
 }
 
 static bool mounted_with(const char *opt)
 {
-	return vt_sh("findmnt -no OPTIONS " FX_MNT " | tr , '\\n' | grep -qx %s", opt) == 0;
+	return tl_sh("findmnt -no OPTIONS " FX_MNT " | tr , '\\n' | grep -qx %s", opt) == 0;
 }
 
 int main(int argc, char **argv)
@@ -53,28 +53,28 @@ int main(int argc, char **argv)
 	fx_setup(dev, vt_features());
 	fx_umount();
 	/* The server's fstab (the guest's /etc is the host's, read-only). */
-	vt_must("echo '" FX_DUST " " FX_MNT " xfs nosuid,nodev,usrquota 0 0' > " FSTAB
+	tl_must("echo '" FX_DUST " " FX_MNT " xfs nosuid,nodev,usrquota 0 0' > " FSTAB
 		" && mount --bind " FSTAB " /etc/fstab && mount " FX_MNT);
-	vt_sh("findmnt " FX_MNT);
+	tl_sh("findmnt " FX_MNT);
 	CHECK(mounted_with("nosuid") && mounted_with("nodev") && mounted_with("usrquota"),
 	      "mounted as fstab says");
-	vt_must("mkdir -p " FX_MNT "/home/u " FX_MNT "/plain && chown 1000:1000 " FX_MNT
+	tl_must("mkdir -p " FX_MNT "/home/u " FX_MNT "/plain && chown 1000:1000 " FX_MNT
 		"/home/u && xfs_quota -x -c 'limit -u bsoft=1m bhard=1m 1000' " FX_MNT);
 	CHECK(user_writes_4m() != 0, "the quota stops the user");
 
 	/* A damaged file; the offline path repairs and mounts back. */
-	vt_must("head -c 262144 /dev/urandom > " FX_MNT "/plain/data.bin && sync");
+	tl_must("head -c 262144 /dev/urandom > " FX_MNT "/plain/data.bin && sync");
 	uint64_t victim = fx_file_physical("plain/data.bin", 128 * 1024) / 4096;
 	fx_umount();
 	fx_add_bad_blocks(&victim, 1);
-	vt_must("mount " FX_MNT);
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
+	tl_must("mount " FX_MNT);
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
 	fx_umount();
-	CHECK_INT(vt_sh("%s --db " DB " repair " FX_DUST " --offline --yes", mapctl), 1);
-	vt_sh("findmnt " FX_MNT "; sqlite3 " DB " \"select detail from actions where action = "
+	CHECK_INT(tl_sh("%s --db " DB " repair " FX_DUST " --offline --yes", mapctl), 1);
+	tl_sh("findmnt " FX_MNT "; sqlite3 " DB " \"select detail from actions where action = "
 	      "'mount'\"");
 
-	CHECK_INT(vt_sh("mountpoint -q " FX_MNT), 0);
+	CHECK_INT(tl_sh("mountpoint -q " FX_MNT), 0);
 	CHECK(mounted_with("nosuid"), "mounted back without nosuid");
 	CHECK(mounted_with("nodev"), "mounted back without nodev");
 	CHECK(mounted_with("usrquota"), "mounted back without usrquota");
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	      "holds: they wrote 4 MiB");
 
 	fx_umount();
-	vt_sh("umount /etc/fstab");
-	vt_must("dmsetup remove dust");
+	tl_sh("umount /etc/fstab");
+	tl_must("dmsetup remove dust");
 	return check_done();
 }

@@ -42,7 +42,7 @@ static const char *mapctl;
 /* The put-back's verdict on lost+found/@name: "removed" or "kept: DETAIL". */
 static const char *fate(const char *name)
 {
-	return vt_out("jq -r '.orphans[] | select(.path == \"lost+found/%s\") | "
+	return tl_out("jq -r '.orphans[] | select(.path == \"lost+found/%s\") | "
 		      "if .removed then \"removed\" else \"kept: \" + .detail end' /tmp/orphan.json",
 		      name);
 }
@@ -55,70 +55,70 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	fx_setup(dev, vt_features());
-	vt_must("mkdir -p " FX_MNT "/home " LF);
+	tl_must("mkdir -p " FX_MNT "/home " LF);
 	for (int i = 0; i < N_NAMES; i++)
-		vt_must("echo %d > " FX_MNT "/home/a-rather-long-file-name-so-the-folder-needs-a-"
+		tl_must("echo %d > " FX_MNT "/home/a-rather-long-file-name-so-the-folder-needs-a-"
 			"block-%03d", i, i);
 
 	/* The mirror: the same tree, and three files of root's the folder lost. */
-	vt_mkfs_mount(mirror_dev, "", MIRROR);
-	vt_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
-	vt_must(": > " MIRROR "/home/empty.dat && head -c 20000 /dev/urandom > " MIRROR
+	tl_mkfs_mount(mirror_dev, "", MIRROR);
+	tl_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
+	tl_must(": > " MIRROR "/home/empty.dat && head -c 20000 /dev/urandom > " MIRROR
 		"/home/pub.dat && head -c 30000 /dev/urandom > " MIRROR "/home/pub2.dat && "
 		"head -c 4096 /dev/urandom > " MIRROR "/home/pub3.dat && "
 		"chown 0:0 " MIRROR "/home/*.dat");
 
 	/* The orphanage: the user's empty file, the user's copy of pub.dat,
 	 * root's copy of pub2.dat. */
-	vt_must(": > " LF "/user.empty && cp " MIRROR "/home/pub.dat " LF "/user.copy && "
+	tl_must(": > " LF "/user.empty && cp " MIRROR "/home/pub.dat " LF "/user.copy && "
 		"chown %d:%d " LF "/user.empty " LF "/user.copy && cp " MIRROR "/home/pub2.dat "
 		LF "/root.copy && cp " MIRROR "/home/pub3.dat " LF "/root.bad && chown 0:0 "
 		LF "/root.copy " LF "/root.bad", USER_UID, USER_UID);
 
 	/* A bad block in home/'s first folder block: the scan records it. */
-	vt_must("sync");
+	tl_must("sync");
 	uint64_t block = fx_dir_first_block("home") / 4096;
 	uint64_t orphan_block = fx_file_physical("lost+found/root.bad", 0) / 4096;
 	fx_umount();
 	fx_add_bad_blocks(&block, 1);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
-	CHECK(strstr(vt_out("%s --db " DB " files " FX_MNT, mapctl), FX_MNT "/home"),
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
+	CHECK(strstr(tl_out("%s --db " DB " files " FX_MNT, mapctl), FX_MNT "/home"),
 	      "the scan names home/");
 	/* The folder's block reads again, root.bad's does not: refetch restores
 	 * the folder and puts back the mirror's missing entries, then looks at
 	 * lost+found. */
 	fx_umount();
-	vt_must("dmsetup message dust 0 disable && dmsetup message dust 0 removebadblock %llu",
+	tl_must("dmsetup message dust 0 disable && dmsetup message dust 0 removebadblock %llu",
 		(unsigned long long)block);
 	fx_add_bad_blocks(&orphan_block, 1);
 	fx_mount();
-	vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/orphan.json",
+	tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/orphan.json",
 	      mapctl);
-	vt_sh("jq -c '.paths[] | [.path, .outcome, .put_back]' /tmp/orphan.json; "
+	tl_sh("jq -c '.paths[] | [.path, .outcome, .put_back]' /tmp/orphan.json; "
 	      "jq -c '.orphans' /tmp/orphan.json");
 
 	/* The put-back happened: the three files are the mirror's. */
 	for (int i = 0; i < 4; i++) {
 		const char *f[] = { "empty.dat", "pub.dat", "pub2.dat", "pub3.dat" };
 
-		CHECK_INT(vt_sh("cmp " MIRROR "/home/%s " FX_MNT "/home/%s", f[i], f[i]), 0);
+		CHECK_INT(tl_sh("cmp " MIRROR "/home/%s " FX_MNT "/home/%s", f[i], f[i]), 0);
 	}
 	/* root's real copy went; the user's files stayed, untouched. */
 	CHECK_STR(fate("root.copy"), "removed");
-	CHECK_INT(vt_sh("test -e " LF "/root.copy"), 1);
+	CHECK_INT(tl_sh("test -e " LF "/root.copy"), 1);
 	CHECK_STR(fate("user.empty"), "kept: kept in lost+found: it is empty, so nothing shows "
 		  "which file it was");
 	CHECK_STR(fate("user.copy"), "kept: kept in lost+found: it has the bytes of home/pub.dat, "
 		  "but its owner 1000:1000 is not that file's 0:0");
-	CHECK_STR(vt_out("stat -c '%%u:%%g %%s' " LF "/user.empty"), "1000:1000 0");
-	CHECK_INT(vt_sh("cmp " MIRROR "/home/pub.dat " LF "/user.copy"), 0);
-	CHECK_STR(vt_out("stat -c '%%u:%%g' " LF "/user.copy"), "1000:1000");
+	CHECK_STR(tl_out("stat -c '%%u:%%g %%s' " LF "/user.empty"), "1000:1000 0");
+	CHECK_INT(tl_sh("cmp " MIRROR "/home/pub.dat " LF "/user.copy"), 0);
+	CHECK_STR(tl_out("stat -c '%%u:%%g' " LF "/user.copy"), "1000:1000");
 	CHECK_STR(fate("root.bad"), "kept: kept in lost+found: home/pub3.dat: none of its blocks "
 		  "can be read, so nothing shows it is a copy");
-	CHECK_INT(vt_sh("test -e " LF "/root.bad"), 0);
+	CHECK_INT(tl_sh("test -e " LF "/root.bad"), 0);
 
-	vt_sh("umount " MIRROR);
+	tl_sh("umount " MIRROR);
 	fx_teardown();
 	return check_done();
 }

@@ -80,7 +80,7 @@ static pid_t start_attacker(ino_t victim)
 
 static char *victim_state(void)
 {
-	return strdup(vt_out("stat -c '%%a %%u:%%g %%s' " VICTIM " && sha256sum < " VICTIM));
+	return strdup(tl_out("stat -c '%%a %%u:%%g %%s' " VICTIM " && sha256sum < " VICTIM));
 }
 
 int main(int argc, char **argv)
@@ -91,38 +91,38 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	fx_setup(dev, vt_features());
-	vt_must("mkdir -p " FX_MNT "/home " FX_MNT "/lost+found && chown %d:%d " FX_MNT "/home",
+	tl_must("mkdir -p " FX_MNT "/home " FX_MNT "/lost+found && chown %d:%d " FX_MNT "/home",
 		USER_UID, USER_UID);
 	for (int i = 0; i < N_NAMES; i++)
-		vt_must("echo %d > " FX_MNT "/home/a-rather-long-file-name-so-the-folder-needs-a-"
+		tl_must("echo %d > " FX_MNT "/home/a-rather-long-file-name-so-the-folder-needs-a-"
 			"block-%03d && chown %d:%d " FX_MNT "/home/*-%03d", i, i, USER_UID, USER_UID,
 			i);
-	vt_must("mkdir -p " FX_MNT "/etc && echo 'root:secret' > " VICTIM " && chmod 600 " VICTIM
+	tl_must("mkdir -p " FX_MNT "/etc && echo 'root:secret' > " VICTIM " && chmod 600 " VICTIM
 		" && chown 0:0 " VICTIM " && sysctl -w fs.protected_hardlinks=0");
 
 	/* The mirror: the same tree, and one file the folder lost, the user's. */
-	vt_mkfs_mount(mirror_dev, "", MIRROR);
-	vt_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
-	vt_must("head -c %d /dev/urandom > " MIRROR "/home/new.dat && chown %d:%d " MIRROR
+	tl_mkfs_mount(mirror_dev, "", MIRROR);
+	tl_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
+	tl_must("head -c %d /dev/urandom > " MIRROR "/home/new.dat && chown %d:%d " MIRROR
 		"/home/new.dat && chmod 4777 " MIRROR "/home/new.dat", NEW_SIZE, USER_UID,
 		USER_UID);
 
 	/* A bad block in home/'s first folder block: the scan records it. */
-	vt_must("sync");
+	tl_must("sync");
 	uint64_t block = fx_dir_first_block("home") / 4096;
 	fx_umount();
 	fx_add_bad_blocks(&block, 1);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
-	CHECK(strstr(vt_out("%s --db " DB " files " FX_MNT, mapctl), FX_MNT "/home\n") ||
-	      strstr(vt_out("%s --db " DB " files " FX_MNT, mapctl), FX_MNT "/home "),
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
+	CHECK(strstr(tl_out("%s --db " DB " files " FX_MNT, mapctl), FX_MNT "/home\n") ||
+	      strstr(tl_out("%s --db " DB " files " FX_MNT, mapctl), FX_MNT "/home "),
 	      "the scan names home/");
 	/* The block reads again (a transient fault): refetch restores the
 	 * folder's attributes and puts back the mirror's missing entries. */
 	fx_umount();
-	vt_must("dmsetup message dust 0 disable");
+	tl_must("dmsetup message dust 0 disable");
 	fx_mount();
-	vt_must("sqlite3 " DB " '.backup " DB ".0'");
+	tl_must("sqlite3 " DB " '.backup " DB ".0'");
 
 	struct stat vs;
 	REQUIRE(stat(VICTIM, &vs) == 0, "stat: %s", strerror(errno));
@@ -132,11 +132,11 @@ int main(int argc, char **argv)
 
 	for (int round = 0; round < ROUNDS && changed_round < 0; round++) {
 		/* The finding open again, the file missing again. */
-		vt_must("rm -f " DB " " DB "-wal " DB "-shm " FX_MNT "/home/new.dat " FX_MNT
+		tl_must("rm -f " DB " " DB "-wal " DB "-shm " FX_MNT "/home/new.dat " FX_MNT
 			"/home/aside.* && sqlite3 " DB ".0 '.backup " DB "'");
-		vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
+		tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR " >/tmp/attack.json",
 		      mapctl);
-		vt_sh("jq -c '.paths[] | [.path, .outcome, .detail, .put_back]' /tmp/attack.json");
+		tl_sh("jq -c '.paths[] | [.path, .outcome, .detail, .put_back]' /tmp/attack.json");
 		char *now = victim_state();
 		if (strcmp(now, before) != 0)
 			changed_round = round;
@@ -146,18 +146,18 @@ int main(int argc, char **argv)
 	waitpid(attacker, NULL, 0);
 	/* Not a pass by doing nothing: the folder was restored and the last
 	 * round put the mirror's file back, the mirror's bytes, owner and mode. */
-	CHECK_STR(vt_out("jq -r '.paths[] | select(.path == \"" FX_MNT "/home\") | .outcome' "
+	CHECK_STR(tl_out("jq -r '.paths[] | select(.path == \"" FX_MNT "/home\") | .outcome' "
 			 "/tmp/attack.json"), "restored");
-	CHECK_INT(vt_sh("cmp " MIRROR "/home/new.dat " FX_MNT "/home/new.dat"), 0);
-	CHECK_STR(vt_out("stat -c '%%a %%u:%%g %%h' " FX_MNT "/home/new.dat"), "4777 1000:1000 1");
-	vt_sh("ls -lai " FX_MNT "/home | grep -v a-rather; ls -li " VICTIM);
+	CHECK_INT(tl_sh("cmp " MIRROR "/home/new.dat " FX_MNT "/home/new.dat"), 0);
+	CHECK_STR(tl_out("stat -c '%%a %%u:%%g %%h' " FX_MNT "/home/new.dat"), "4777 1000:1000 1");
+	tl_sh("ls -lai " FX_MNT "/home | grep -v a-rather; ls -li " VICTIM);
 	char *after = victim_state();
 	CHECK(strcmp(before, after) == 0, "round %d: root's %s was changed through the user's "
 	      "hard link by the put-back:\n%s\n--- now\n%s", changed_round, VICTIM, before, after);
 	free(before);
 	free(after);
 
-	vt_sh("umount " MIRROR);
+	tl_sh("umount " MIRROR);
 	fx_teardown();
 	return check_done();
 }

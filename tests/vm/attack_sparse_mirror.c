@@ -35,15 +35,15 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	/* The bound is read from /proc/PID/io (CONFIG_TASK_IO_ACCOUNTING, which
 	 * needs CONFIG_TASKSTATS); without it the test could not fail. */
-	REQUIRE(vt_sh("test -r /proc/self/io") == 0, "the guest kernel has no /proc/PID/io "
+	REQUIRE(tl_sh("test -r /proc/self/io") == 0, "the guest kernel has no /proc/PID/io "
 		"(CONFIG_TASK_IO_ACCOUNTING): this test cannot measure what refetch reads");
 	fx_setup(dev, vt_features());
-	vt_must("mkdir -p " FX_MNT "/big " FX_MNT "/lost+found && head -c 65536 /dev/urandom > "
+	tl_must("mkdir -p " FX_MNT "/big " FX_MNT "/lost+found && head -c 65536 /dev/urandom > "
 		FX_MNT "/big/file.dat && chown -R 1000:1000 " FX_MNT "/big && sync");
-	vt_mkfs_mount(mirror_dev, "", MIRROR);
-	vt_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
+	tl_mkfs_mount(mirror_dev, "", MIRROR);
+	tl_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
 	/* The mirror's copy: the same first 64 KiB, then a hole to 16 TiB. */
-	vt_must("truncate -s 16T " MIRROR "/big/file.dat && chown 1000:1000 " MIRROR
+	tl_must("truncate -s 16T " MIRROR "/big/file.dat && chown 1000:1000 " MIRROR
 		"/big/file.dat && du -h --apparent-size " MIRROR "/big/file.dat && du -h " MIRROR
 		"/big/file.dat");
 
@@ -51,12 +51,12 @@ int main(int argc, char **argv)
 	fx_umount();
 	fx_add_bad_blocks(&block, 1);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
-	CHECK(strstr(vt_out("%s --db " DB " files " FX_MNT, mapctl), FX_MNT "/big/file.dat"),
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT " >/dev/null", mapctl), 1);
+	CHECK(strstr(tl_out("%s --db " DB " files " FX_MNT, mapctl), FX_MNT "/big/file.dat"),
 	      "the scan names the damaged file");
 
 	/* Poll what refetch has read; bounded by the bytes, not by time. */
-	int rc = vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
+	int rc = tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
 		       " >/tmp/sparse.json & pid=$!; "
 		       "while kill -0 $pid 2>/dev/null; do "
 		       "  r=$(awk '/^rchar/ {print $2}' /proc/$pid/io 2>/dev/null); "
@@ -66,10 +66,10 @@ int main(int argc, char **argv)
 		       "done; wait $pid; echo \"refetch exited $?\"; exit 0", mapctl);
 	CHECK_INT(rc, 0);
 	if (rc == 0)
-		vt_sh("jq -c '.paths[] | [.path, .outcome, .detail]' /tmp/sparse.json");
-	vt_sh("df -h " FX_MNT "; ls -ls " FX_MNT "/big");
+		tl_sh("jq -c '.paths[] | [.path, .outcome, .detail]' /tmp/sparse.json");
+	tl_sh("df -h " FX_MNT "; ls -ls " FX_MNT "/big");
 
-	vt_sh("umount " MIRROR);
+	tl_sh("umount " MIRROR);
 	fx_teardown();
 	return check_done();
 }

@@ -20,14 +20,14 @@ int main(int argc, char **argv)
 	const char *build = argc > 2 ? argv[2] : "build";
 
 	vt_require_vm();
-	CHECK_INT(vt_sh("%s %s >/tmp/demo.log 2>&1; rc=$?; cat /tmp/demo.log; exit $rc", script,
+	CHECK_INT(tl_sh("%s %s >/tmp/demo.log 2>&1; rc=$?; cat /tmp/demo.log; exit $rc", script,
 			build), 0);
-	CHECK_STR(vt_out("sqlite3 /tmp/mapper.db \"select count(*) from findings where state = "
+	CHECK_STR(tl_out("sqlite3 /tmp/mapper.db \"select count(*) from findings where state = "
 			 "'open'\""), "0");
-	CHECK_STR(vt_out("grep -c '^failed\\|  failed\\|  refused\\|  still-unreadable' /tmp/demo.log"),
+	CHECK_STR(tl_out("grep -c '^failed\\|  failed\\|  refused\\|  still-unreadable' /tmp/demo.log"),
 		  "0");
 	/* Every file the refetch wrote equals the mirror (the demo keeps it). */
-	CHECK_INT(vt_sh("mount /dev/vda /mnt/srv && diff -r -x lost+found /tmp/mirror /mnt/srv; "
+	CHECK_INT(tl_sh("mount /dev/vda /mnt/srv && diff -r -x lost+found /tmp/mirror /mnt/srv; "
 			"rc=$?; umount /mnt/srv; exit $rc"), 0);
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

@@ -83,13 +83,13 @@ static uint64_t ino_of(const char *rel)
 /* Directories under MNT, the root included (names may hold newlines). */
 static int count_dirs(void)
 {
-	return atoi(vt_out("find %s -type d -printf x | wc -c", MNT));
+	return atoi(tl_out("find %s -type d -printf x | wc -c", MNT));
 }
 
 static void drop_dentries(void)
 {
 	sync();
-	REQUIRE(vt_sh("echo 2 > /proc/sys/vm/drop_caches") == 0, "drop_caches");
+	REQUIRE(tl_sh("echo 2 > /proc/sys/vm/drop_caches") == 0, "drop_caches");
 }
 
 /* Every name of @ino joined with '|' (sorted), in a static buffer. */
@@ -161,7 +161,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	vt_require_vm();
-	vt_mkfs_mount(argv[1], vt_features(), MNT);
+	tl_mkfs_mount(argv[1], vt_features(), MNT);
 
 	/* top/dNN/s1/s2/s3 with a file in each, and a file linked twice */
 	mkdir_rel("top");
@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 		snprintf(rel, sizeof(rel), "top/d%02d/g", i);
 		touch_rel(rel);
 	}
-	vt_must("ln %s/top/d01/g %s/top/d07/s1/link-to-g", MNT, MNT);
+	tl_must("ln %s/top/d01/g %s/top/d07/s1/link-to-g", MNT, MNT);
 	uint64_t deep = ino_of("top/d04/s1/s2/s3/f");
 	uint64_t linked = ino_of("top/d01/g");
 	uint64_t moved = ino_of("top/d05/s1/s2/s3/f");
@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 	drain(ix, fs, fan);	/* nothing but the build's own view so far */
 	rename_rel("top/d04", "top/d04 renamed");
 	rename_rel("top/d05/s1/s2", "top/d08/s2-moved");
-	vt_must("rm -r %s/top/d09", MNT);
+	tl_must("rm -r %s/top/d09", MNT);
 	mkdir_rel("top/new");
 	mkdir_rel("top/new/line\nbreak");
 	snprintf(rel, sizeof(rel), "top/new/line\nbreak/f");
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 
 	/* files with several links: a new link, then a renamed name */
 	uint64_t g3 = ino_of("top/d03/g");
-	vt_must("ln %s/top/d03/g %s/top/d10/s1/s2/new-link", MNT, MNT);
+	tl_must("ln %s/top/d03/g %s/top/d10/s1/s2/new-link", MNT, MNT);
 	drain(ix, fs, fan);
 	drop_dentries();
 	CHECK_STR(names(fs, g3, &st), "top/d03/g|top/d10/s1/s2/new-link");
@@ -309,6 +309,6 @@ int main(int argc, char **argv)
 	map_dirindex_free(ix);
 	close(fan);
 	CHECK_INT(vt_kernel_log_problems(), 0);
-	vt_must("umount %s", MNT);
+	tl_must("umount %s", MNT);
 	return check_done();
 }

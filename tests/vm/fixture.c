@@ -23,38 +23,38 @@ void fx_setup(const char *dev, const char *mkfs_opts)
 {
 	snprintf(fx_dev, sizeof(fx_dev), "%s", dev);
 	setenv("DM_DISABLE_UDEV", "1", 1);
-	vt_must("dmsetup create dust --table \"0 $(blockdev --getsz %s) dust %s 0 4096\"", dev, dev);
-	vt_must("mkfs.xfs -q -f %s %s", mkfs_opts, FX_DUST);
+	tl_must("dmsetup create dust --table \"0 $(blockdev --getsz %s) dust %s 0 4096\"", dev, dev);
+	tl_must("mkfs.xfs -q -f %s %s", mkfs_opts, FX_DUST);
 	fx_mount();
 }
 
 void fx_mount(void)
 {
-	vt_must("mkdir -p %s && mount %s %s", FX_MNT, FX_DUST, FX_MNT);
+	tl_must("mkdir -p %s && mount %s %s", FX_MNT, FX_DUST, FX_MNT);
 }
 
 void fx_umount(void)
 {
-	vt_must("umount %s", FX_MNT);
+	tl_must("umount %s", FX_MNT);
 }
 
 void fx_add_bad_blocks(const uint64_t *blocks, int n)
 {
 	for (int i = 0; i < n; i++)
-		vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)blocks[i]);
-	vt_must("dmsetup message dust 0 enable");
+		tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)blocks[i]);
+	tl_must("dmsetup message dust 0 enable");
 }
 
 int fx_repair_check(void)
 {
-	return vt_sh("xfs_repair -n " FX_DUST " >/tmp/repair.log 2>&1; rc=$?; "
+	return tl_sh("xfs_repair -n " FX_DUST " >/tmp/repair.log 2>&1; rc=$?; "
 		     "tail -n 25 /tmp/repair.log; exit $rc");
 }
 
 void fx_teardown(void)
 {
-	vt_sh("umount %s 2>/dev/null", FX_MNT);
-	vt_sh("dmsetup remove dust");
+	tl_sh("umount %s 2>/dev/null", FX_MNT);
+	tl_sh("dmsetup remove dust");
 }
 
 /* ---- the tree ---- */
@@ -269,7 +269,7 @@ uint32_t fx_gen(const char *rel)
 
 static uint64_t xfs_db_number(const char *cmds, const char *key)
 {
-	const char *out = vt_out("xfs_db -r %s %s 2>&1", cmds, FX_DUST);
+	const char *out = tl_out("xfs_db -r %s %s 2>&1", cmds, FX_DUST);
 	const char *p = key ? strstr(out, key) : out;
 	char *end;
 

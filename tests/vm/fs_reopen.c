@@ -43,8 +43,8 @@ int main(int argc, char **argv)
 	struct map_fs *fs;
 
 	vt_require_vm();
-	vt_mkfs_mount(dev, vt_features(), MNT);
-	vt_must("mkdir %s/sub", MNT);
+	tl_mkfs_mount(dev, vt_features(), MNT);
+	tl_must("mkdir %s/sub", MNT);
 	REQUIRE(map_fs_open(MNT "/sub", &fs) == 0, "map_fs_open");
 	first = *map_fs_info(fs);
 	map_fs_close(fs);
@@ -60,10 +60,10 @@ int main(int argc, char **argv)
 	CHECK_INT(now.geo.agcount, first.geo.agcount);
 	CHECK_INT(now.read_only, 0);
 
-	vt_must("mount -o remount,ro %s", MNT);
+	tl_must("mount -o remount,ro %s", MNT);
 	CHECK_INT(reopen(&first, &now), 0);
 	CHECK_INT(now.read_only, 1);
-	vt_must("mount -o remount,rw %s", MNT);
+	tl_must("mount -o remount,rw %s", MNT);
 	CHECK_INT(reopen(&first, &now), 0);
 	CHECK_INT(now.read_only, 0);
 
@@ -81,16 +81,16 @@ int main(int argc, char **argv)
 	printf("map_fs_open %.2f ms, map_fs_reopen %.3f ms\n", t_open * 1e3, t_reopen * 1e3);
 
 	/* a folder of the same filesystem over its mount point */
-	vt_must("mount --bind %s/sub %s", MNT, MNT);
+	tl_must("mount --bind %s/sub %s", MNT, MNT);
 	CHECK_INT(reopen(&first, NULL), -MAP_EUNMOUNTED);
-	vt_must("umount %s", MNT);
+	tl_must("umount %s", MNT);
 	CHECK_INT(reopen(&first, NULL), 0);
 
-	vt_must("umount %s", MNT);
+	tl_must("umount %s", MNT);
 	CHECK_INT(reopen(&first, NULL), -MAP_EUNMOUNTED);
 
 	/* another filesystem on the same device, at the same place */
-	vt_mkfs_mount(dev, vt_features(), MNT);
+	tl_mkfs_mount(dev, vt_features(), MNT);
 	REQUIRE(map_fs_open(MNT, &fs) == 0, "map_fs_open of the new filesystem");
 	now = *map_fs_info(fs);
 	map_fs_close(fs);
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	CHECK(strcmp(now.uuid, first.uuid) != 0, "mkfs kept the UUID");
 	CHECK_INT(reopen(&first, NULL), -MAP_EUNMOUNTED);
 	CHECK_INT(reopen(&now, NULL), 0);
-	vt_must("umount %s", MNT);
+	tl_must("umount %s", MNT);
 
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

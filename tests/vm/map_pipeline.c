@@ -259,7 +259,7 @@ static void scrub_names(const char *const *ours, size_t n)
 {
 	/* xfs_scrub (6.1) names damaged files "Unfixable Error: PATH: media
 	 * error at data offset ..."; every one of them must be among ours. */
-	const char *out = vt_out("xfs_scrub -n -x %s 2>&1 | grep 'media error at' | "
+	const char *out = tl_out("xfs_scrub -n -x %s 2>&1 | grep 'media error at' | "
 				 "sed -e 's/^[A-Za-z ]*: %s\\///' -e 's/: media error at.*//' | sort -u",
 				 FX_MNT, "\\/mnt\\/fx");
 	char *copy = strdup(out), *save = NULL;

@@ -43,10 +43,10 @@ static struct outcome *run(const char *fmt, ...)
 	REQUIRE(vasprintf(&cmd, fmt, ap) > 0, "vasprintf");
 	va_end(ap);
 	printf("+ %s\n", cmd);
-	o.rc = atoi(vt_out("(%s) 2>/tmp/err.txt >/tmp/out.txt; echo $?", cmd));
-	snprintf(o.err, sizeof(o.err), "%s", vt_out("cat /tmp/err.txt"));
-	snprintf(o.out, sizeof(o.out), "%s", vt_out("cat /tmp/out.txt"));
-	o.err_lines = atoi(vt_out("grep -c . /tmp/err.txt"));
+	o.rc = atoi(tl_out("(%s) 2>/tmp/err.txt >/tmp/out.txt; echo $?", cmd));
+	snprintf(o.err, sizeof(o.err), "%s", tl_out("cat /tmp/err.txt"));
+	snprintf(o.out, sizeof(o.out), "%s", tl_out("cat /tmp/out.txt"));
+	o.err_lines = atoi(tl_out("grep -c . /tmp/err.txt"));
 	printf("  exit %d; stderr: %s\n", o.rc, o.err);
 	free(cmd);
 	return &o;
@@ -62,13 +62,13 @@ static void check_refused(const struct outcome *o, const char *text)
 
 static long long db_int(const char *db, const char *sql)
 {
-	return atoll(vt_out("sqlite3 %s \"%s\"", db, sql));
+	return atoll(tl_out("sqlite3 %s \"%s\"", db, sql));
 }
 
 /* Start a slow scan in the background; its pid. */
 static int start_scan(const char *args)
 {
-	return atoi(vt_out("%s --db " DB " scan %s </dev/null >/tmp/bg.out 2>/tmp/bg.err & echo $!",
+	return atoi(tl_out("%s --db " DB " scan %s </dev/null >/tmp/bg.out 2>/tmp/bg.err & echo $!",
 			   mapctl, args));
 }
 
@@ -86,15 +86,15 @@ static long long wait_position(int pid, unsigned long long pos)
 			return p;
 		usleep(100000);
 	}
-	printf("scans: %s\n", vt_out("sqlite3 " DB " 'select * from scans'"));
+	printf("scans: %s\n", tl_out("sqlite3 " DB " 'select * from scans'"));
 	REQUIRE(0, "scan %d never passed byte %llu (at %lld); its stderr: %s", pid, pos, p,
-		vt_out("cat /tmp/bg.err"));
+		tl_out("cat /tmp/bg.err"));
 	return p;
 }
 
 static int wait_exit(int pid)
 {
-	return atoi(vt_out("while kill -0 %d 2>/dev/null; do sleep 0.1; done; "
+	return atoi(tl_out("while kill -0 %d 2>/dev/null; do sleep 0.1; done; "
 			   "wait %d 2>/dev/null; cat /tmp/bg.err >&2; echo 0", pid, pid));
 }
 
@@ -102,7 +102,7 @@ static const char *sha(const char *file)
 {
 	static char buf[128];
 
-	snprintf(buf, sizeof(buf), "%s", vt_out("sha256sum < %s", file));
+	snprintf(buf, sizeof(buf), "%s", tl_out("sha256sum < %s", file));
 	return buf;
 }
 
@@ -138,29 +138,29 @@ int main(int argc, char **argv)
 	check_refused(run("%s --db " DB " scan --rate fast " FX_MNT, mapctl), "--rate");
 
 	/* ---- no rmapbt: degraded mode, and it says so ---- */
-	vt_must("mkfs.xfs -q -f -m rmapbt=0 %s && mkdir -p /mnt/normap && mount %s /mnt/normap && "
+	tl_must("mkfs.xfs -q -f -m rmapbt=0 %s && mkdir -p /mnt/normap && mount %s /mnt/normap && "
 		"echo hello > /mnt/normap/file", other, other);
 	o = run("%s --db " DB " scan /mnt/normap", mapctl);
 	CHECK_INT(o->rc, 0);
 	CHECK(strstr(o->err, "no reverse-mapping btree"), "degraded mode not announced: %s", o->err);
 	CHECK(strstr(run("%s --db " DB " status /mnt/normap", mapctl)->out,
 		     "no reverse-mapping btree"), "status shows degraded mode");
-	vt_must("umount /mnt/normap");
+	tl_must("umount /mnt/normap");
 
 	/* ---- read-only mount: repair refused with the reason ---- */
-	vt_must("mount -o remount,ro " FX_MNT);
+	tl_must("mount -o remount,ro " FX_MNT);
 	CHECK_INT(run("%s --db " DB " scan --metadata " FX_MNT, mapctl)->rc, 0);
 	check_refused(run("%s --db " DB " repair --yes " FX_MNT, mapctl), "mounted read-only");
-	vt_must("mount -o remount,rw " FX_MNT);
+	tl_must("mount -o remount,rw " FX_MNT);
 
 	/* ---- a corrupt database and one from a newer version stay untouched ---- */
-	vt_must("head -c 65536 /dev/urandom > /tmp/corrupt.db");
+	tl_must("head -c 65536 /dev/urandom > /tmp/corrupt.db");
 	char before[128];
 	snprintf(before, sizeof(before), "%s", sha("/tmp/corrupt.db"));
 	check_refused(run("%s --db /tmp/corrupt.db status", mapctl), "not a mapper database");
 	check_refused(run("%s --db /tmp/corrupt.db scan " FX_MNT, mapctl), "not a mapper database");
 	CHECK_STR(sha("/tmp/corrupt.db"), before);
-	vt_must("cp " DB " /tmp/newer.db && sqlite3 /tmp/newer.db 'pragma user_version = 99'");
+	tl_must("cp " DB " /tmp/newer.db && sqlite3 /tmp/newer.db 'pragma user_version = 99'");
 	snprintf(before, sizeof(before), "%s", sha("/tmp/newer.db"));
 	check_refused(run("%s --db /tmp/newer.db files", mapctl), "newer version");
 	check_refused(run("%s --db /tmp/newer.db scan " FX_MNT, mapctl), "newer version");
@@ -170,9 +170,9 @@ int main(int argc, char **argv)
 	const char *nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups";
 	check_refused(run("%s %s --db " DB " files", nobody, mapctl), "permission denied");
 	check_refused(run("%s %s --db " DB " scan " FX_MNT, nobody, mapctl), "needs root");
-	CHECK_STR(vt_out("stat -c %%a " DB), "640");
+	CHECK_STR(tl_out("stat -c %%a " DB), "640");
 	/* A member of the database's group may list. */
-	vt_must("chgrp 65534 " DB " " DB "-wal " DB "-shm && chmod 0640 " DB "-wal " DB "-shm");
+	tl_must("chgrp 65534 " DB " " DB "-wal " DB "-shm && chmod 0640 " DB "-wal " DB "-shm");
 	o = run("%s %s --db " DB " status " FX_MNT, nobody, mapctl);
 	CHECK_INT(o->rc, 0);
 	CHECK(strstr(o->out, "state: OK"), "status as a group member: %s", o->out);
@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 	REQUIRE(lo < victims[1] && victims[1] < hi, "victims share an address: %llu %llu %llu",
 		(unsigned long long)lo, (unsigned long long)victims[1], (unsigned long long)hi);
 	char expected[512];
-	snprintf(expected, sizeof(expected), "%s", vt_out("printf '" FX_MNT "/%%s\\n' %s %s %s | sort",
+	snprintf(expected, sizeof(expected), "%s", tl_out("printf '" FX_MNT "/%%s\\n' %s %s %s | sort",
 							    names[0], names[1], names[2]));
 	fx_umount();
 	fx_add_bad_blocks(blocks, 3);
@@ -216,28 +216,28 @@ int main(int argc, char **argv)
 	char pidtext[32];
 	snprintf(pidtext, sizeof(pidtext), "pid %d", pid);
 	CHECK(strstr(o->err, pidtext), "the message names the running scan (%s)", pidtext);
-	vt_must("kill -INT %d", pid);
+	tl_must("kill -INT %d", pid);
 	wait_exit(pid);
-	CHECK(strstr(vt_out("cat /tmp/bg.err"), "interrupted; progress is saved"),
+	CHECK(strstr(tl_out("cat /tmp/bg.err"), "interrupted; progress is saved"),
 	      "SIGINT message");
-	CHECK_STR(vt_out("sqlite3 " DB " 'select state from scans order by id desc limit 1'"),
+	CHECK_STR(tl_out("sqlite3 " DB " 'select state from scans order by id desc limit 1'"),
 		  "interrupted");
 
 	/* ---- kill -9 between the first and last bad block, then resume ---- */
 	pid = start_scan("--media --restart --rate 6M " FX_MNT);
 	long long at = wait_position(pid, lo);
 	CHECK(at < (long long)hi, "scan passed the last victim before the kill (%lld)", at);
-	vt_must("kill -9 %d", pid);
+	tl_must("kill -9 %d", pid);
 	wait_exit(pid);
 	long long scan_id = db_int(DB, "select id from scans order by id desc limit 1");
-	CHECK_STR(vt_out("sqlite3 " DB " 'select state from scans where id = %lld'", scan_id),
+	CHECK_STR(tl_out("sqlite3 " DB " 'select state from scans where id = %lld'", scan_id),
 		  "running");	/* as the killed process left it */
 	o = run("%s --db " DB " scan --media " FX_MNT, mapctl);
 	CHECK_INT(o->rc, 1);
 	CHECK(strstr(o->out, "(resumed)"), "the scan resumed: %s", o->out);
 	CHECK_INT(db_int(DB, "select id from scans order by id desc limit 1"), scan_id);
 	CHECK_INT(db_int(DB, "select runs from scans order by id desc limit 1") >= 2, 1);
-	CHECK_STR(vt_out("sqlite3 " DB " 'select state from scans where id = %lld'", scan_id),
+	CHECK_STR(tl_out("sqlite3 " DB " 'select state from scans where id = %lld'", scan_id),
 		  "complete");
 	/* Each damaged file exactly once, none lost to the kill. */
 	CHECK_INT(db_int(DB, "select count(*) from findings where state = 'open' and kind = 'file'"),
@@ -245,16 +245,16 @@ int main(int argc, char **argv)
 	CHECK_INT(db_int(DB, "select count(*) - count(distinct fkey) from findings"), 0);
 	o = run("%s --db " DB " files -0 " FX_MNT " | tr '\\0' '\\n' | sort", mapctl);
 	CHECK_STR(o->out, expected);
-	CHECK_STR(vt_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
+	CHECK_STR(tl_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
 
 	/* ---- unmounted during a scan: stops, saved, exit 2; then resumes ---- */
 	pid = start_scan("--media --restart --rate 6M " FX_MNT);
 	wait_position(pid, 0);
-	vt_must("umount -l " FX_MNT);
+	tl_must("umount -l " FX_MNT);
 	wait_exit(pid);
-	CHECK(strstr(vt_out("cat /tmp/bg.err"), "unmounted"), "unmount message: %s",
-	      vt_out("cat /tmp/bg.err"));
-	CHECK_STR(vt_out("sqlite3 " DB " 'select state from scans order by id desc limit 1'"),
+	CHECK(strstr(tl_out("cat /tmp/bg.err"), "unmounted"), "unmount message: %s",
+	      tl_out("cat /tmp/bg.err"));
+	CHECK_STR(tl_out("sqlite3 " DB " 'select state from scans order by id desc limit 1'"),
 		  "interrupted");
 	fx_mount();
 	o = run("%s --db " DB " scan --media " FX_MNT, mapctl);
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 	CHECK(strstr(o->out, "(resumed)"), "resumed after the remount: %s", o->out);
 	CHECK_INT(db_int(DB, "select count(*) from findings where state = 'open' and kind = 'file'"),
 		  3);
-	CHECK_STR(vt_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
+	CHECK_STR(tl_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
 
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);

@@ -29,7 +29,7 @@ static const char *mapctl;
 /* Run mapctl with arguments; its exit status. */
 static int ctl(const char *args)
 {
-	return vt_sh("%s --db " DB " %s", mapctl, args);
+	return tl_sh("%s --db " DB " %s", mapctl, args);
 }
 
 /*
@@ -45,7 +45,7 @@ static void check_schema(const char *command, const char *args)
 
 	snprintf(top, sizeof(top), "%.*s/../..", slash ? (int)(slash - __FILE__) : 1,
 		 slash ? __FILE__ : ".");
-	CHECK_INT(vt_sh("%s --db " DB " %s > /tmp/schema.json; cat /tmp/schema.json; "
+	CHECK_INT(tl_sh("%s --db " DB " %s > /tmp/schema.json; cat /tmp/schema.json; "
 			"sh %s/tests/unit/json_schema.sh %s/cli/mapper-json.7 '%s' /tmp/schema.json",
 			mapctl, args, top, top, command), 0);
 }
@@ -54,7 +54,7 @@ static void check_schema(const char *command, const char *args)
  * with NUL shown as '|' and newlines inside names as '\n' (2 chars). */
 static char *nul_list(const char *cmd)
 {
-	const char *out = vt_out("%s | tr '\\n\\0' '\\001\\n' | sort | sed 's/\\x01/\\\\n/g' | "
+	const char *out = tl_out("%s | tr '\\n\\0' '\\001\\n' | sort | sed 's/\\x01/\\\\n/g' | "
 				 "tr '\\n' '|'", cmd);
 	return strdup(out);
 }
@@ -62,15 +62,15 @@ static char *nul_list(const char *cmd)
 static void check_contents_equal_mirror(void)
 {
 	/* Every regular file byte-for-byte, names included. */
-	CHECK_INT(vt_sh("cd " FX_MNT " && find . -path ./bigdir -prune -o -type f -print0 | sort -z | "
+	CHECK_INT(tl_sh("cd " FX_MNT " && find . -path ./bigdir -prune -o -type f -print0 | sort -z | "
 			"xargs -0 sha256sum > /tmp/now.sum && cd " MIRROR " && "
 			"sha256sum --quiet -c /tmp/now.sum"), 0);
 	/* The hard-linked file still has its three names on one inode. */
-	/* vt_out() reuses its buffer: keep the first answer. */
-	char *first = strdup(vt_out("stat -c '%%h %%i' " FX_MNT "/docs/thesis.pdf"));
-	CHECK_STR(vt_out("stat -c '%%h %%i' " FX_MNT "/public/thesis.pdf"), first);
+	/* tl_out() reuses its buffer: keep the first answer. */
+	char *first = strdup(tl_out("stat -c '%%h %%i' " FX_MNT "/docs/thesis.pdf"));
+	CHECK_STR(tl_out("stat -c '%%h %%i' " FX_MNT "/public/thesis.pdf"), first);
 	free(first);
-	CHECK_STR(vt_out("stat -c %%h " FX_MNT "/tree/d03/thesis-link.pdf"), "3");
+	CHECK_STR(tl_out("stat -c %%h " FX_MNT "/tree/d03/thesis-link.pdf"), "3");
 }
 
 int main(int argc, char **argv)
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	fx_setup(dev, vt_features());
 	fx_build_tree();
-	vt_must("rm -rf " MIRROR " && cp -a " FX_MNT " " MIRROR);
+	tl_must("rm -rf " MIRROR " && cp -a " FX_MNT " " MIRROR);
 
 	/* A clean filesystem scans clean. */
 	CHECK_INT(ctl("scan " FX_MNT), 0);
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 	fx_mount();
 
 	CHECK_INT(ctl("scan --json " FX_MNT " > /tmp/scan.json"), 1);
-	CHECK_INT(vt_sh("cat /tmp/scan.json; jq -e '.scans[0].open_findings > 0' /tmp/scan.json"), 0);
+	CHECK_INT(tl_sh("cat /tmp/scan.json; jq -e '.scans[0].open_findings > 0' /tmp/scan.json"), 0);
 	CHECK_INT(ctl("status " FX_MNT), 1);
 
 	/* Every JSON of mapctl holds to mapper-json(7) (the database-only
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 	snprintf(locate, sizeof(locate), "locate --json " FX_MNT " --byte %llu",
 		 (unsigned long long)victims[1]);
 	check_schema("mapctl locate", locate);
-	CHECK_STR(vt_out("%s --db " DB " %s | jq -r '.owners[0].paths[0]'", mapctl, locate),
+	CHECK_STR(tl_out("%s --db " DB " %s | jq -r '.owners[0].paths[0]'", mapctl, locate),
 		  FX_MNT "/docs/thesis.pdf");
 
 	/* Exactly the damaged paths, every name, exact bytes with -0. */
@@ -140,42 +140,42 @@ int main(int argc, char **argv)
 	free(got);
 
 	/* Text escapes, JSON is exact (surrogate escapes for invalid bytes). */
-	const char *text = vt_out("%s --db " DB " files " FX_MNT, mapctl);
+	const char *text = tl_out("%s --db " DB " files " FX_MNT, mapctl);
 	CHECK(strstr(text, "odd/new\\nline.txt"), "text shows the newline as \\n");
 	CHECK(strstr(text, "odd/\\xff\\xfe-bytes.bin"), "text shows bad bytes as \\xNN");
 	CHECK(strstr(text, "131072") && strstr(text, "4194304"), "offsets in the listing");
-	const char *json = vt_out("%s --db " DB " files --json " FX_MNT, mapctl);
+	const char *json = tl_out("%s --db " DB " files --json " FX_MNT, mapctl);
 	CHECK(strstr(json, "odd/new\\nline.txt\""), "JSON escapes the newline");
 	CHECK(strstr(json, "odd/\\udcff\\udcfe-bytes.bin\""), "JSON keeps bad bytes as \\udcNN");
 	CHECK(strstr(json, "/mnt/fx/bigdir\""), "the damaged directory is listed by its path");
-	CHECK_STR(vt_out("%s --db " DB " files --json " FX_MNT
+	CHECK_STR(tl_out("%s --db " DB " files --json " FX_MNT
 			 " | jq '[.findings[] | select(.kind == \"file\")] | length'", mapctl), "6");
-	CHECK_STR(vt_out("%s --db " DB " files --json " FX_MNT
+	CHECK_STR(tl_out("%s --db " DB " files --json " FX_MNT
 			 " | jq -r '.findings[] | select(.inode == %llu) | .file_offset'", mapctl,
 			 (unsigned long long)fx_ino("docs/thesis.pdf")), "131072");
 
 	/* One finding per damaged object (issue 16): the inode btree block is
 	 * one finding that both the media read and scrub saw, listed by ID
 	 * and AG in files and status; no inode object is recorded twice. */
-	CHECK_STR(vt_out("%s --db " DB " files --json " FX_MNT
+	CHECK_STR(tl_out("%s --db " DB " files --json " FX_MNT
 			 " | jq '[.findings[] | select(.kind == \"inode-btrees\")] | length'", mapctl), "1");
-	CHECK_STR(vt_out("%s --db " DB " files --json " FX_MNT " | jq -r '.findings[] | "
+	CHECK_STR(tl_out("%s --db " DB " files --json " FX_MNT " | jq -r '.findings[] | "
 			 "select(.kind == \"inode-btrees\") | [.evidence[].source] | unique | "
 			 "join(\",\")'", mapctl), "media,scrub");
-	CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from (select kind, ino from findings "
+	CHECK_STR(tl_out("sqlite3 " DB " \"select count(*) from (select kind, ino from findings "
 			 "where ino is not null and kind != 'file' group by kind, ino "
 			 "having count(*) > 1)\""), "0");
 	char inobt_line[64];
 	snprintf(inobt_line, sizeof(inobt_line), "#%s ",
-		 vt_out("sqlite3 " DB " \"select id from findings where kind = 'inode-btrees'\""));
-	text = vt_out("%s --db " DB " files " FX_MNT, mapctl);
+		 tl_out("sqlite3 " DB " \"select id from findings where kind = 'inode-btrees'\""));
+	text = tl_out("%s --db " DB " files " FX_MNT, mapctl);
 	CHECK(strstr(text, inobt_line) && strstr(text, "(AG "), "files lists %s... by AG",
 	      inobt_line);
-	CHECK(strstr(vt_out("%s --db " DB " status " FX_MNT, mapctl), inobt_line),
+	CHECK(strstr(tl_out("%s --db " DB " status " FX_MNT, mapctl), inobt_line),
 	      "status lists finding %s", inobt_line);
 
 	/* ---- restore with export | rsync, repair the metadata ---- */
-	CHECK_INT(vt_sh("%s --db " DB " export " FX_MNT " --rsync -0 | rsync -a --inplace "
+	CHECK_INT(tl_sh("%s --db " DB " export " FX_MNT " --rsync -0 | rsync -a --inplace "
 			"--whole-file --ignore-times --from0 --files-from=- " MIRROR "/ " FX_MNT "/",
 			mapctl), 0);
 	struct map_fs *fs;
@@ -185,12 +185,12 @@ int main(int argc, char **argv)
 		 * readable blocks and its children's parent pointers: every name
 		 * comes back, and nothing is left open. */
 		CHECK_INT(ctl("repair " FX_MNT " --yes"), 0);
-		hist = vt_out("%s --db " DB " history " FX_MNT, mapctl);
+		hist = tl_out("%s --db " DB " history " FX_MNT, mapctl);
 		CHECK(strstr(hist, "repaired") && strstr(hist, "inobt"), "inobt repair recorded");
 		CHECK(strstr(hist, "repaired") && strstr(hist, "directory"),
 		      "directory repair recorded");
-		CHECK_STR(vt_out("ls -a " FX_MNT "/bigdir | wc -l"), "502");
-		CHECK_INT(vt_sh("ls -a " FX_MNT "/bigdir >/tmp/names.now && ls -a " MIRROR
+		CHECK_STR(tl_out("ls -a " FX_MNT "/bigdir | wc -l"), "502");
+		CHECK_INT(tl_sh("ls -a " FX_MNT "/bigdir >/tmp/names.now && ls -a " MIRROR
 				"/bigdir >/tmp/names.mirror && cmp /tmp/names.now /tmp/names.mirror"), 0);
 	} else {
 		/* The inode btree is rebuilt; the directory cannot be without the
@@ -203,28 +203,28 @@ int main(int argc, char **argv)
 	CHECK_INT(map_fs_info(fs)->geo.sick & XFS_FSOP_GEOM_SICK_COUNTERS, 0);
 	map_fs_close(fs);
 	if (!vt_modern()) {
-		hist = vt_out("%s --db " DB " history " FX_MNT, mapctl);
+		hist = tl_out("%s --db " DB " history " FX_MNT, mapctl);
 		CHECK(strstr(hist, "repaired") && strstr(hist, "inobt"), "inobt repair recorded");
 		CHECK(strstr(hist, "unsupported") && strstr(hist, "exchange-range"),
 		      "directory repair recorded as unsupported, with the reason");
 		/* The administrator accepts the directory damage for now: its
 		 * entries, and its dotdot entry (in the same unreadable block). */
-		CHECK_INT(vt_sh("%s --db " DB " ignore --note 'rebuild offline' $(sqlite3 " DB
+		CHECK_INT(tl_sh("%s --db " DB " ignore --note 'rebuild offline' $(sqlite3 " DB
 				" \"select id from findings where state = 'open' and kind in "
 				"('directory', 'parent')\")", mapctl), 0);
 	}
 	CHECK_INT(ctl("scan " FX_MNT), 0);
-	CHECK_STR(vt_out("%s --db " DB " files --all --json " FX_MNT
+	CHECK_STR(tl_out("%s --db " DB " files --all --json " FX_MNT
 			 " | jq -r '[.findings[] | select(.kind == \"file\") | .state] | unique | join(\",\")'",
 			 mapctl), "resolved");
-	CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from findings where state not in "
+	CHECK_STR(tl_out("sqlite3 " DB " \"select count(*) from findings where state not in "
 			 "('resolved', 'ignored')\""), "0");
 	if (vt_modern())
-		CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from findings where state = "
+		CHECK_STR(tl_out("sqlite3 " DB " \"select count(*) from findings where state = "
 				 "'ignored'\""), "0");
 	else
 		/* Exactly the directory findings were ignored, nothing else. */
-		CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from findings where "
+		CHECK_STR(tl_out("sqlite3 " DB " \"select count(*) from findings where "
 				 "(state = 'ignored') != (kind in ('directory', 'parent'))\""), "0");
 	check_contents_equal_mirror();
 
@@ -242,26 +242,26 @@ int main(int argc, char **argv)
 	CHECK_INT(ctl("refetch " FX_MNT " --from " MIRROR " --dry-run"), 0);
 	CHECK_INT(ctl("files " FX_MNT), 1);	/* a dry run changes nothing */
 	CHECK_INT(ctl("refetch " FX_MNT " --from " MIRROR), 0);
-	CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from findings where state = "
+	CHECK_STR(tl_out("sqlite3 " DB " \"select count(*) from findings where state = "
 			 "'refetched'\""), "2");
 	CHECK_INT(ctl("scan " FX_MNT), 0);
 	CHECK_INT(ctl("status " FX_MNT), 0);
 	check_contents_equal_mirror();
-	CHECK(strstr(vt_out("%s --db " DB " history " FX_MNT, mapctl), "refetch"),
+	CHECK(strstr(tl_out("%s --db " DB " history " FX_MNT, mapctl), "refetch"),
 	      "history shows the refetch");
 
-	CHECK_STR(vt_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
+	CHECK_STR(tl_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
 	fx_umount();
 	/* Unmounted, the database-only commands still name it by its recorded
 	 * mount point (issue 14), and the paths are the recorded ones. */
 	CHECK_INT(ctl("status " FX_MNT), 0);
 	CHECK_INT(ctl("history " FX_MNT " | grep refetch"), 0);
-	CHECK_STR(vt_out("%s --db " DB " files --all --json " FX_MNT
+	CHECK_STR(tl_out("%s --db " DB " files --all --json " FX_MNT
 			 " | jq -r '[.findings[].mountpoint] | unique | join(\",\")'", mapctl), FX_MNT);
 	/* The old inode btree block is free now but still unreadable; stop
 	 * dm-dust failing it (as a drive remaps a sector) so that xfs_repair,
 	 * which reads AG headers in large chunks, can check the rest. */
-	vt_must("dmsetup message dust 0 disable");
+	tl_must("dmsetup message dust 0 disable");
 	CHECK_INT(fx_repair_check(), 0);
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);

@@ -54,12 +54,12 @@ static const char *mapctl;
 
 static int ctl(const char *args)
 {
-	return vt_sh("%s --db " DB " %s", mapctl, args);
+	return tl_sh("%s --db " DB " %s", mapctl, args);
 }
 
 static const char *sql(const char *query)
 {
-	return vt_out("sqlite3 " DB " \"%s\"", query);
+	return tl_out("sqlite3 " DB " \"%s\"", query);
 }
 
 /* Names whose inode lies in [first, last]: the cluster's files. */
@@ -86,11 +86,11 @@ static void in_cluster(const char *rel, uint64_t ino, void *arg)
 /* Device byte of the first block of a remote symlink target (xfs_db). */
 static uint64_t symlink_block_byte(uint64_t ino)
 {
-	const char *out = vt_out("xfs_db -r -c 'inode %llu' -c bmap " FX_DUST
+	const char *out = tl_out("xfs_db -r -c 'inode %llu' -c bmap " FX_DUST
 				 " | sed -n 's/.*startblock \\([0-9]*\\).*/\\1/p' | head -n 1",
 				 (unsigned long long)ino);
 	REQUIRE(out[0], "no mapping for the symlink inode %llu", (unsigned long long)ino);
-	return strtoull(vt_out("xfs_db -r -c 'convert fsblock %s byte' " FX_DUST
+	return strtoull(tl_out("xfs_db -r -c 'convert fsblock %s byte' " FX_DUST
 			       " | sed 's/ .*//'", out), NULL, 0);
 }
 
@@ -102,9 +102,9 @@ static void make_long_symlink(void)
 	for (int i = 0; n < LINK_LEN; i++)
 		n += (size_t)snprintf(target + n, sizeof(target) - n, "/srv/r%04d", i);
 	target[LINK_LEN] = '\0';
-	vt_must("mkdir -p " FX_MNT "/links");
+	tl_must("mkdir -p " FX_MNT "/links");
 	REQUIRE(symlink(target, FX_MNT "/" LINK_REL) == 0, "symlink");
-	vt_must("ln -s short-target " FX_MNT "/links/short");
+	tl_must("ln -s short-target " FX_MNT "/links/short");
 	sync();
 }
 
@@ -113,7 +113,7 @@ static void make_remote_xattrs(void)
 {
 	char value[XATTR_VALUE], name[32];
 
-	vt_must("head -c 8192 /dev/urandom > " FX_MNT "/" XATTR_REL);
+	tl_must("head -c 8192 /dev/urandom > " FX_MNT "/" XATTR_REL);
 	for (int i = 0; i < XATTR_COUNT; i++) {
 		memset(value, 'a' + i, sizeof(value));
 		snprintf(name, sizeof(name), "user.remote%d", i);
@@ -150,7 +150,7 @@ static void stock_kernel_heal(int rrc)
 	       "block; kernel/patches 2/6 heal them), so the repair fails those with EIO and "
 	       "refetch, the clean scan and xfs_repair -n are not checked on this kernel\n");
 	fx_umount();
-	vt_must("dmsetup message dust 0 disable");
+	tl_must("dmsetup message dust 0 disable");
 	fx_teardown();
 }
 
@@ -167,9 +167,9 @@ int main(int argc, char **argv)
 	fx_build_tree();
 	make_long_symlink();
 	make_remote_xattrs();
-	vt_mkfs_mount(mirror_dev, "", MIRROR);
-	vt_must("cp -a " FX_MNT "/. " MIRROR "/");
-	REQUIRE(!strcmp(vt_out("getfattr -d " MIRROR "/" XATTR_REL " | grep -c '^user.remote'"), "8"),
+	tl_mkfs_mount(mirror_dev, "", MIRROR);
+	tl_must("cp -a " FX_MNT "/. " MIRROR "/");
+	REQUIRE(!strcmp(tl_out("getfattr -d " MIRROR "/" XATTR_REL " | grep -c '^user.remote'"), "8"),
 		"the mirror keeps the xattrs");
 
 	/* ---- choose the damage from ground truth ---- */
@@ -238,27 +238,27 @@ int main(int argc, char **argv)
 	if (modern)
 		fputs(FX_MNT "/" XATTR_REL "\n" FX_MNT "/" LINK_REL "\n" FX_MNT "/bigdir\n", want);
 	fclose(want);
-	CHECK_INT(vt_sh("sort -u /tmp/want.list > /tmp/want.sorted && %s --db " DB " files " FX_MNT
+	CHECK_INT(tl_sh("sort -u /tmp/want.list > /tmp/want.sorted && %s --db " DB " files " FX_MNT
 			" --json | jq -r '.findings[].paths[]' | sort -u > /tmp/got.sorted && "
 			"diff /tmp/want.sorted /tmp/got.sorted", mapctl), 0);
 
 	/* ---- one finding per damaged object ---- */
 	CHECK_STR(sql("SELECT count(*) FROM (SELECT kind, ino FROM findings WHERE ino IS NOT NULL "
 		      "AND kind != 'file' GROUP BY kind, ino HAVING count(*) > 1)"), "0");
-	CHECK_STR(vt_out("sqlite3 " DB " \"SELECT count(*) FROM findings WHERE kind = 'inode' AND "
+	CHECK_STR(tl_out("sqlite3 " DB " \"SELECT count(*) FROM findings WHERE kind = 'inode' AND "
 			 "ino = %llu\"", (unsigned long long)victim_ino), "1");
-	CHECK_STR(vt_out("sqlite3 " DB " \"SELECT count(*) FROM findings WHERE kind = "
+	CHECK_STR(tl_out("sqlite3 " DB " \"SELECT count(*) FROM findings WHERE kind = "
 			 "'inode-btrees' AND agno = %u\"", inobt_ag), "1");
 
 	/* ---- the plan: one line per object, in phase order ---- */
 	CHECK_INT(ctl("repair " FX_MNT " --dry-run > /tmp/plan.txt"), 1);
-	vt_sh("cat /tmp/plan.txt");
+	tl_sh("cat /tmp/plan.txt");
 	char *objects = strdup(sql("SELECT count(*) FROM findings WHERE state = 'open' AND kind "
-				   "NOT IN ('file', 'free', 'unknown')"));	/* vt_out reuses its buffer */
-	CHECK_STR(vt_out("%s --db " DB " repair " FX_MNT " --dry-run --json | jq '.findings | length'",
+				   "NOT IN ('file', 'free', 'unknown')"));	/* tl_out reuses its buffer */
+	CHECK_STR(tl_out("%s --db " DB " repair " FX_MNT " --dry-run --json | jq '.findings | length'",
 			 mapctl), objects);
 	free(objects);
-	CHECK_INT(vt_sh("%s --db " DB " repair " FX_MNT " --dry-run --json | jq -e '[.findings[] | "
+	CHECK_INT(tl_sh("%s --db " DB " repair " FX_MNT " --dry-run --json | jq -e '[.findings[] | "
 			".steps[0].phase] as $p | $p == ($p | sort_by(. as $x | [\"AG headers\", "
 			"\"AG btrees\", \"inodes\", \"extent maps\", \"contents\", \"links\", "
 			"\"summary\"] | index($x)))' >/dev/null", mapctl), 0);
@@ -270,7 +270,7 @@ int main(int argc, char **argv)
 		return check_done();
 	}
 	if (rrc != 0)
-		vt_sh("dmesg | tail -n 80");
+		tl_sh("dmesg | tail -n 80");
 	CHECK_INT(rrc, 0);
 	/* The cluster: what its lost block held is lost-data, the rest kept. */
 	char q[256];
@@ -287,25 +287,25 @@ int main(int argc, char **argv)
 	/* The kernel brought every name of the directory back, before any
 	 * refetch could. */
 	if (modern)
-		CHECK_INT(vt_sh("ls -A " FX_MNT "/bigdir > /tmp/names.now && ls -A " MIRROR
+		CHECK_INT(tl_sh("ls -A " FX_MNT "/bigdir > /tmp/names.now && ls -A " MIRROR
 				"/bigdir > /tmp/names.mirror && cmp /tmp/names.now /tmp/names.mirror"),
 			  0);
 	CHECK_INT(ctl("refetch " FX_MNT " --from " MIRROR), 0);
 	CHECK_INT(ctl("scan " FX_MNT), 0);
 	CHECK_STR(sql("SELECT count(*) FROM findings WHERE state = 'open'"), "0");
-	vt_sh("%s --db " DB " status " FX_MNT "; %s --db " DB " history " FX_MNT " | tail -n 80",
+	tl_sh("%s --db " DB " status " FX_MNT "; %s --db " DB " history " FX_MNT " | tail -n 80",
 	      mapctl, mapctl);
 
 	/* ---- every name, byte, mode, owner, xattr, link and target as the mirror ---- */
-	CHECK_STR(vt_out("rsync -rlpgoDHAXc --numeric-ids --dry-run --itemize-changes --delete "
+	CHECK_STR(tl_out("rsync -rlpgoDHAXc --numeric-ids --dry-run --itemize-changes --delete "
 			 "--exclude=/lost+found " MIRROR "/ " FX_MNT "/ | head -n 40"),
 		  "");
-	CHECK_STR(vt_out("ls -A " FX_MNT "/lost+found 2>/dev/null | wc -l"), "0");
+	CHECK_STR(tl_out("ls -A " FX_MNT "/lost+found 2>/dev/null | wc -l"), "0");
 
 	fx_umount();
 	/* Blocks freed by the rebuilds are still failing in dm-dust; xfs_repair
 	 * reads free space too.  A drive would have remapped them on write. */
-	vt_must("dmsetup message dust 0 disable");
+	tl_must("dmsetup message dust 0 disable");
 	CHECK_INT(fx_repair_check(), 0);
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);

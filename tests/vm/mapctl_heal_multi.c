@@ -74,12 +74,12 @@ static const char *mapctl;
 
 static int ctl(const char *args)
 {
-	return vt_sh("%s --db " DB " %s", mapctl, args);
+	return tl_sh("%s --db " DB " %s", mapctl, args);
 }
 
 static const char *sql(const char *query)
 {
-	return vt_out("sqlite3 " DB " \"%s\"", query);
+	return tl_out("sqlite3 " DB " \"%s\"", query);
 }
 
 static void make_file(const char *rel, size_t size)
@@ -210,15 +210,15 @@ static void trace_start(void)
 		"xrep_step_over", "xrep_dir_keep_dirent", "xrep_parent_keep_parentadd",
 	};
 
-	vt_sh("echo 0 > " TRACEFS "/tracing_on && echo > " TRACEFS "/trace");
+	tl_sh("echo 0 > " TRACEFS "/tracing_on && echo > " TRACEFS "/trace");
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-		vt_sh("echo 1 > " TRACEFS "/events/xfs_scrub/%s/enable", events[i]);
-	vt_sh("echo 1 > " TRACEFS "/tracing_on");
+		tl_sh("echo 1 > " TRACEFS "/events/xfs_scrub/%s/enable", events[i]);
+	tl_sh("echo 1 > " TRACEFS "/tracing_on");
 }
 
 static void trace_save(const char *file)
 {
-	vt_sh("echo 0 > " TRACEFS "/tracing_on; grep -v '^#' " TRACEFS "/trace > %s; "
+	tl_sh("echo 0 > " TRACEFS "/tracing_on; grep -v '^#' " TRACEFS "/trace > %s; "
 	      "wc -l < %s", file, file);
 }
 
@@ -226,7 +226,7 @@ static void trace_save(const char *file)
 static int trace_count(const char *file, const char *event, const char *needle1,
 		       const char *needle2)
 {
-	return atoi(vt_out("grep -F ' %s: ' %s | grep -F -e \"%s\" | grep -F -c -e \"%s\"", event,
+	return atoi(tl_out("grep -F ' %s: ' %s | grep -F -e \"%s\" | grep -F -c -e \"%s\"", event,
 			   file, needle1, needle2 ? needle2 : needle1));
 }
 
@@ -241,7 +241,7 @@ static void check_stepped_over(const char *file, const char *type, const char *w
 			       const uint64_t *want, const bool *pick, int n, uint64_t lo,
 			       uint64_t hi)
 {
-	char *got = strdup(vt_out("grep -F ' xrep_step_over: ' %s | grep -F ' type %s ' | "
+	char *got = strdup(tl_out("grep -F ' xrep_step_over: ' %s | grep -F ' type %s ' | "
 				  "grep -F ' what %s ' | sed 's/.* other \\(0x[0-9a-f]*\\) .*/\\1/' "
 				  "| sort -u", file, type, what));
 	int found = 0, expected = 0;
@@ -275,7 +275,7 @@ static int scrub(uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags, uin
 /* Line number of the first line of @file with @needle, 0 if none. */
 static int first_line(const char *file, const char *needle)
 {
-	return atoi(vt_out("grep -n -F -m 1 -e '%s' %s | cut -d: -f1", needle, file));
+	return atoi(tl_out("grep -n -F -m 1 -e '%s' %s | cut -d: -f1", needle, file));
 }
 
 int main(int argc, char **argv)
@@ -288,11 +288,11 @@ int main(int argc, char **argv)
 	REQUIRE(vt_modern(), "this test needs the modern profile (parent pointers)");
 	fx_setup(dev, vt_features());
 	build_tree();
-	vt_mkfs_mount(mirror_dev, "", MIRROR);
-	vt_must("cp -a " FX_MNT "/. " MIRROR "/");
-	vt_must("ls -A " MIRROR "/bigdir > /tmp/big.mirror && ls -A " MIRROR
+	tl_mkfs_mount(mirror_dev, "", MIRROR);
+	tl_must("cp -a " FX_MNT "/. " MIRROR "/");
+	tl_must("ls -A " MIRROR "/bigdir > /tmp/big.mirror && ls -A " MIRROR
 		"/dirb > /tmp/dirb.mirror");
-	CHECK_STR(vt_out("wc -l < /tmp/big.mirror"), "3000");
+	CHECK_STR(tl_out("wc -l < /tmp/big.mirror"), "3000");
 
 	/* ---- ground truth ---- */
 	uint64_t xattr_ino = fx_ino("xattr-file"), big_ino = fx_ino("bigdir");
@@ -330,7 +330,7 @@ int main(int argc, char **argv)
 	/* The inode btree root of an AG that holds none of the other
 	 * victims: its rebuild reads every inode cluster of its AG, and the
 	 * scan finds the other victims through the inode btrees. */
-	uint32_t agcount = (uint32_t)atoi(vt_out("xfs_db -r -c 'sb 0' -c 'print agcount' " FX_DUST
+	uint32_t agcount = (uint32_t)atoi(tl_out("xfs_db -r -c 'sb 0' -c 'print agcount' " FX_DUST
 						 " | sed 's/.*= //'"));
 	uint32_t inobt_ag = agcount;
 	for (uint32_t ag = 0; ag < agcount && inobt_ag == agcount; ag++)
@@ -362,8 +362,8 @@ int main(int argc, char **argv)
 	printf("bigdir: %d names in the unreadable block\n", lost);
 	CHECK(lost > 0 && first_lost > 0, "names in bigdir's block 2 (%d, first %d)", lost,
 	      first_lost);
-	CHECK_INT(vt_sh("stat " FX_MNT "/bigdir/xattr-link >/dev/null"), 0);
-	CHECK(vt_sh("getfattr -d " FX_MNT "/xattr-file >/dev/null 2>&1") != 0,
+	CHECK_INT(tl_sh("stat " FX_MNT "/bigdir/xattr-link >/dev/null"), 0);
+	CHECK(tl_sh("getfattr -d " FX_MNT "/xattr-file >/dev/null 2>&1") != 0,
 	      "the xattrs of xattr-file read before the repair");
 
 	/* ---- part 1: one repair --all --yes ---- */
@@ -371,10 +371,10 @@ int main(int argc, char **argv)
 	CHECK_INT(ctl("repair " FX_MNT " --dry-run"), 1);
 	trace_start();
 	int rrc = ctl("repair " FX_MNT " --all --yes > /tmp/repair.out 2>&1");
-	vt_sh("cat /tmp/repair.out");
+	tl_sh("cat /tmp/repair.out");
 	trace_save("/tmp/trace1");
 	if (rrc != 0)
-		vt_sh("dmesg | tail -n 60");
+		tl_sh("dmesg | tail -n 60");
 	CHECK_INT(rrc, 0);
 	CHECK_STR(sql("SELECT count(*) FROM actions WHERE action = 'repair' AND outcome = 'failed'"),
 		  "0");
@@ -383,11 +383,11 @@ int main(int argc, char **argv)
 	    xattr_line = first_line("/tmp/repair.out", "xattr: ");
 	CHECK(dir_line > 0 && xattr_line > dir_line, "directory step at line %d, xattr at %d",
 	      dir_line, xattr_line);
-	CHECK_STR(vt_out("sqlite3 " DB " \"SELECT a.outcome FROM actions a JOIN findings f ON "
+	CHECK_STR(tl_out("sqlite3 " DB " \"SELECT a.outcome FROM actions a JOIN findings f ON "
 			 "f.id = a.finding_id WHERE a.action = 'repair-result' AND f.kind = "
 			 "'directory' AND f.ino = %llu\"", (unsigned long long)big_ino),
 		  "healed");
-	CHECK_STR(vt_out("sqlite3 " DB " \"SELECT count(*) FROM actions a JOIN findings f ON "
+	CHECK_STR(tl_out("sqlite3 " DB " \"SELECT count(*) FROM actions a JOIN findings f ON "
 			 "f.id = a.finding_id WHERE a.action = 'repair-result' AND f.kind = "
 			 "'inode-btrees' AND f.agno = %u AND a.outcome = 'healed'\"", inobt_ag),
 		  "1");
@@ -403,16 +403,16 @@ int main(int argc, char **argv)
 	      "no xrep_step_over of xattr-file's attr fork");
 	CHECK(trace_count("/tmp/trace1", "xrep_dir_keep_dirent", "name 'xattr-link'", NULL) >= 1,
 	      "xattr-link was not kept");
-	CHECK_STR(vt_out("grep -F ' xrep_dir_keep_dirent: ' /tmp/trace1 | grep -v -c -F \"name "
+	CHECK_STR(tl_out("grep -F ' xrep_dir_keep_dirent: ' /tmp/trace1 | grep -v -c -F \"name "
 			 "'xattr-link'\""), "0");
 	/* ... and the cluster's rebuilt inodes, which have no parent pointer
 	 * until their own parent repairs, which come later. */
 	check_stepped_over("/tmp/trace1", "directory", "no_pptrs", cl.ino, cl.on_bad_block, cl.n,
 			   cl.first, cl.last);
 	/* Every name, before refetch: the kernel kept or rebuilt them all. */
-	CHECK_INT(vt_sh("ls -A " FX_MNT "/bigdir > /tmp/big.now && cmp /tmp/big.now /tmp/big.mirror"),
+	CHECK_INT(tl_sh("ls -A " FX_MNT "/bigdir > /tmp/big.now && cmp /tmp/big.now /tmp/big.mirror"),
 		  0);
-	CHECK_INT(vt_sh("stat -c %%i " FX_MNT "/bigdir/xattr-link | grep -qx %llu",
+	CHECK_INT(tl_sh("stat -c %%i " FX_MNT "/bigdir/xattr-link | grep -qx %llu",
 			(unsigned long long)xattr_ino), 0);
 
 	CHECK_INT(ctl("refetch " FX_MNT " --from " MIRROR), 0);
@@ -421,15 +421,15 @@ int main(int argc, char **argv)
 	 * the leaf is written back there (which remaps the sector on a drive,
 	 * and clears the block in dm-dust) it reads EIO.  Freezing writes all
 	 * metadata back, as time would. */
-	vt_must("xfs_io -x -c freeze -c thaw " FX_MNT);
+	tl_must("xfs_io -x -c freeze -c thaw " FX_MNT);
 	CHECK_INT(ctl("scan " FX_MNT), 0);
 	CHECK_STR(sql("SELECT count(*) FROM findings WHERE state = 'open'"), "0");
-	vt_sh("sqlite3 " DB " \"SELECT id, kind, ino, agno, scrub, detail FROM findings WHERE "
+	tl_sh("sqlite3 " DB " \"SELECT id, kind, ino, agno, scrub, detail FROM findings WHERE "
 	      "state = 'open'\"");
-	CHECK_STR(vt_out("rsync -rlpgoDHAXc --numeric-ids --dry-run --itemize-changes --delete "
+	CHECK_STR(tl_out("rsync -rlpgoDHAXc --numeric-ids --dry-run --itemize-changes --delete "
 			 "--exclude=/lost+found " MIRROR "/ " FX_MNT "/ | head -n 40"),
 		  "");
-	CHECK_STR(vt_out("ls -A " FX_MNT "/lost+found 2>/dev/null | wc -l"), "0");
+	CHECK_STR(tl_out("ls -A " FX_MNT "/lost+found 2>/dev/null | wc -l"), "0");
 
 	/* ---- part 2: single rebuilds step over what they cannot read ---- */
 	/* The names in the cluster now (refetch may have replaced files). */
@@ -469,14 +469,14 @@ int main(int argc, char **argv)
 	check_stepped_over("/tmp/trace2", "parent", "inode", cl.ino, NULL, cl.n, cl.first, cl.last);
 	check_stepped_over("/tmp/trace2", "directory", "inode", cl.ino, NULL, cl.n, cl.first,
 			   cl.last);
-	CHECK_INT(vt_sh("ls -A " FX_MNT "/dirb > /tmp/dirb.now && cmp /tmp/dirb.now /tmp/dirb.mirror"),
+	CHECK_INT(tl_sh("ls -A " FX_MNT "/dirb > /tmp/dirb.now && cmp /tmp/dirb.now /tmp/dirb.mirror"),
 		  0);
 	char rel_path[256];
 	snprintf(rel_path, sizeof(rel_path), FX_MNT "/%s", name);
 	struct stat st;
 	CHECK(lstat(rel_path, &st) == 0 && st.st_ino == dirb_child_ino[f],
 	      "%s after the rebuilds: %s", rel_path, strerror(errno));
-	CHECK_STR(vt_out("ls -A " FX_MNT "/lost+found 2>/dev/null | wc -l"), "0");
+	CHECK_STR(tl_out("ls -A " FX_MNT "/lost+found 2>/dev/null | wc -l"), "0");
 	CHECK_INT(scrub(XFS_SCRUB_TYPE_DIR, dirb_ino, dirb_gen, 0, &oflags), 0);
 	CHECK(!(oflags & XFS_SCRUB_OFLAG_CORRUPT), "dirb scrubs corrupt (0x%x)", oflags);
 	CHECK_INT(scrub(XFS_SCRUB_TYPE_PARENT, dirb_child_ino[f], dirb_child_gen[f], 0, &oflags), 0);
@@ -486,7 +486,7 @@ int main(int argc, char **argv)
 	fx_umount();
 	/* Blocks freed by the rebuilds still fail in dm-dust, and the cluster
 	 * was left as it was: xfs_repair reads both. */
-	vt_must("dmsetup message dust 0 disable");
+	tl_must("dmsetup message dust 0 disable");
 	CHECK_INT(fx_repair_check(), 0);
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);

@@ -39,7 +39,7 @@ static const char *mapctl;
 
 static int ctl(const char *args)
 {
-	return vt_sh("%s --db " DB " %s", mapctl, args);
+	return tl_sh("%s --db " DB " %s", mapctl, args);
 }
 
 static char *out_dup(const char *s)
@@ -69,7 +69,7 @@ static void build_tree(void)
 	static char big[256 * 1024];
 	char rel[256], text[256];
 
-	vt_must("mkdir -p " FX_MNT "/dir300 " FX_MNT "/plain " FX_MNT "/docs/deep");
+	tl_must("mkdir -p " FX_MNT "/dir300 " FX_MNT "/plain " FX_MNT "/docs/deep");
 	for (int i = 0; i < DIR_FILES; i++) {
 		static const mode_t modes[] = { 0644, 0600, 0755 };
 
@@ -129,7 +129,7 @@ static unsigned int device_int(unsigned long req)
 /* "path mode size sha256" of every file under @root but lost+found, sorted. */
 static char *tree_listing(const char *root)
 {
-	return out_dup(vt_out("cd %s && find . -path ./lost+found -prune -o -type f -printf "
+	return out_dup(tl_out("cd %s && find . -path ./lost+found -prune -o -type f -printf "
 			      "'%%p %%m %%s ' -exec sh -c 'sha256sum < \"$1\" | cut -c1-64' _ {} \\; "
 			      "| sort", root));
 }
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	REQUIRE(!vt_modern(), "the offline path is tested on the classic profile");
 	fx_setup(dev, vt_features());
 	build_tree();
-	vt_must("rm -rf " MIRROR " && cp -a " FX_MNT " " MIRROR " && rm -rf " MIRROR "/lost+found");
+	tl_must("rm -rf " MIRROR " && cp -a " FX_MNT " " MIRROR " && rm -rf " MIRROR "/lost+found");
 	CHECK_INT(ctl("scan " FX_MNT), 0);
 
 	choose_victims(victims);
@@ -155,17 +155,17 @@ int main(int argc, char **argv)
 
 	/* ---- scan names both; online repair cannot rebuild the directory ---- */
 	CHECK_INT(ctl("scan " FX_MNT), 1);
-	char *files = out_dup(vt_out("%s --db " DB " files -0 " FX_MNT " | tr '\\0' '\\n' | sort",
+	char *files = out_dup(tl_out("%s --db " DB " files -0 " FX_MNT " | tr '\\0' '\\n' | sort",
 				     mapctl));
 	CHECK(strstr(files, FX_MNT "/dir300\n"), "files names the directory: %s", files);
 	CHECK(strstr(files, FX_MNT "/plain/data.bin"), "files names the file: %s", files);
 	free(files);
 	CHECK_INT(ctl("repair " FX_MNT " --all --yes"), 1);
-	CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from findings where kind = 'directory' "
+	CHECK_STR(tl_out("sqlite3 " DB " \"select count(*) from findings where kind = 'directory' "
 			 "and state = 'open'\""), "1");
 
 	/* ---- the plan, mounted: the steps and the two recorded ranges ---- */
-	char *plan = out_dup(vt_out("%s --db " DB " repair " FX_MNT " --offline-plan", mapctl));
+	char *plan = out_dup(tl_out("%s --db " DB " repair " FX_MNT " --offline-plan", mapctl));
 	printf("%s\n", plan);
 	for (int v = 0; v < 2; v++) {
 		char want[64];
@@ -179,13 +179,13 @@ int main(int argc, char **argv)
 	      "the plan names the paths of each range");
 	CHECK(strstr(plan, "lost+found"), "the plan says where lost names go");
 	free(plan);
-	vt_sh("%s --db " DB " repair " FX_MNT " --offline-plan --json > /tmp/plan.json; "
+	tl_sh("%s --db " DB " repair " FX_MNT " --offline-plan --json > /tmp/plan.json; "
 	      "cat /tmp/plan.json", mapctl);
-	CHECK_STR(vt_out("jq -c '[(.ranges | length), ([.ranges[].findings[].kind] | sort)]' "
+	CHECK_STR(tl_out("jq -c '[(.ranges | length), ([.ranges[].findings[].kind] | sort)]' "
 			 "/tmp/plan.json"), "[2,[\"directory\",\"file\"]]");
 
 	/* The unit mapctl works in: the device's logical or physical sector. */
-	unsigned int unit = (unsigned int)atoi(vt_out("%s --db " DB " repair " FX_MNT
+	unsigned int unit = (unsigned int)atoi(tl_out("%s --db " DB " repair " FX_MNT
 						      " --offline-plan --json | jq .sector_size",
 						      mapctl));
 	unsigned int lss = device_int(BLKSSZGET), pss = device_int(BLKPBSZGET);
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 	REQUIRE(unit >= 512 && unit <= FS_BLOCK, "sector size %u", unit);
 	int bad = unreadable_units(victims, unit);
 	CHECK_INT(bad, 2 * (FS_BLOCK / unit));
-	CHECK_INT(atoi(vt_out("%s --db " DB " repair " FX_MNT " --offline-plan --json | "
+	CHECK_INT(atoi(tl_out("%s --db " DB " repair " FX_MNT " --offline-plan --json | "
 			      "jq .unreadable_sectors", mapctl)), bad);
 
 	/* ---- refused while mounted, and unconfirmed on a non-terminal ---- */
@@ -204,28 +204,28 @@ int main(int argc, char **argv)
 	/* The recorded mount point names the unmounted filesystem and its device. */
 	char want[128];
 	snprintf(want, sizeof(want), "[\"%s\",null,%d]", FX_DUST, bad);
-	CHECK_STR(vt_out("%s --db " DB " repair " FX_MNT " --offline-plan --json | jq -c "
+	CHECK_STR(tl_out("%s --db " DB " repair " FX_MNT " --offline-plan --json | jq -c "
 			 "'[.device, .mounted_at, .unreadable_sectors]'", mapctl), want);
 	CHECK_INT(unreadable_units(victims, unit), bad);	/* nothing was written */
-	CHECK(vt_sh("mountpoint -q " FX_MNT) != 0, "still unmounted");
+	CHECK(tl_sh("mountpoint -q " FX_MNT) != 0, "still unmounted");
 
 	/* ---- the offline repair, by device ---- */
 	/* Findings stay open until refetch and a scan settle them: exit 1. */
-	CHECK_INT(vt_sh("%s --db " DB " repair " FX_DUST " --offline --yes --json </dev/null "
+	CHECK_INT(tl_sh("%s --db " DB " repair " FX_DUST " --offline --yes --json </dev/null "
 			">/tmp/offline.json 2>/tmp/offline.log", mapctl), 1);
-	vt_sh("cat /tmp/offline.log /tmp/offline.json");
+	tl_sh("cat /tmp/offline.log /tmp/offline.json");
 	snprintf(want, sizeof(want), "[%d,0,0,\"%s\"]", bad, FX_MNT);
-	CHECK_STR(vt_out("jq -c '[.overwritten_sectors, .still_unreadable_sectors, "
+	CHECK_STR(tl_out("jq -c '[.overwritten_sectors, .still_unreadable_sectors, "
 			 ".xfs_repair.status, .mounted_at]' /tmp/offline.json"), want);
 	CHECK_INT(unreadable_units(victims, unit), 0);
-	CHECK_INT(vt_sh("dd if=" FX_DUST " of=/dev/null bs=1M iflag=direct status=none"), 0);
-	CHECK_INT(vt_sh("mountpoint -q " FX_MNT), 0);
+	CHECK_INT(tl_sh("dd if=" FX_DUST " of=/dev/null bs=1M iflag=direct status=none"), 0);
+	CHECK_INT(tl_sh("mountpoint -q " FX_MNT), 0);
 	/* Each overwritten range is recorded for its findings, and each step. */
-	CHECK_STR(vt_out("sqlite3 " DB " \"select group_concat(kind, ',') from (select distinct "
+	CHECK_STR(tl_out("sqlite3 " DB " \"select group_concat(kind, ',') from (select distinct "
 			 "f.kind from actions a join findings f on f.id = a.finding_id where "
 			 "a.action = 'overwrite' and a.outcome = 'overwritten' order by f.kind)\""),
 		  "directory,file");
-	const char *steps = vt_out("sqlite3 " DB " \"select group_concat(action || ':' || outcome, "
+	const char *steps = tl_out("sqlite3 " DB " \"select group_concat(action || ':' || outcome, "
 				   "',') from (select action, outcome from actions where finding_id "
 				   "is null and action in ('overwrite', 'xfs_repair', 'xfs_repair -n', "
 				   "'mount') order by id)\"");
@@ -236,17 +236,17 @@ int main(int argc, char **argv)
 	CHECK(strncmp(steps, head, strlen(head)) == 0 && n >= strlen(tail) &&
 	      strcmp(steps + n - strlen(tail), tail) == 0, "the steps are recorded in order: %s", steps);
 	/* What only the mirror brings back is zeroed: no scan may close it. */
-	CHECK_STR(vt_out("sqlite3 " DB " \"select group_concat(kind || ':' || state, ',') from "
+	CHECK_STR(tl_out("sqlite3 " DB " \"select group_concat(kind || ':' || state, ',') from "
 			 "(select kind, state from findings where kind in ('directory', 'file') "
 			 "order by kind)\""),
 		  "directory:zeroed,file:zeroed");
 	/* The damage was real: names of dir300 were lost to lost+found. */
-	int left = atoi(vt_out("ls -A " FX_MNT "/dir300 | wc -l"));
-	int orphans = atoi(vt_out("ls -A " FX_MNT "/lost+found 2>/dev/null | wc -l"));
+	int left = atoi(tl_out("ls -A " FX_MNT "/dir300 | wc -l"));
+	int orphans = atoi(tl_out("ls -A " FX_MNT "/lost+found 2>/dev/null | wc -l"));
 	printf("after xfs_repair: %d names left in dir300, %d in lost+found\n", left, orphans);
 	CHECK(left < DIR_FILES && orphans > 0, "xfs_repair moved names to lost+found");
 	CHECK_INT(left + orphans, DIR_FILES);
-	CHECK_INT(atoi(vt_out("jq .xfs_repair.moved_to_lost_found /tmp/offline.json")), orphans);
+	CHECK_INT(atoi(tl_out("jq .xfs_repair.moved_to_lost_found /tmp/offline.json")), orphans);
 
 	/* ---- refetch puts everything back; the scan is clean ---- */
 	CHECK_INT(ctl("refetch " FX_MNT " --from " MIRROR), 0);
@@ -256,20 +256,20 @@ int main(int argc, char **argv)
 	char *now = tree_listing(FX_MNT), *mirror = tree_listing(MIRROR);
 	CHECK(strcmp(now, mirror) == 0, "every file equals the mirror (content, size, mode)");
 	if (strcmp(now, mirror) != 0)
-		vt_sh("cd " FX_MNT " && find . -type f | sort > /tmp/now.names; cd " MIRROR
+		tl_sh("cd " FX_MNT " && find . -type f | sort > /tmp/now.names; cd " MIRROR
 		      " && find . -type f | sort | diff - /tmp/now.names | head -20");
 	free(now);
 	free(mirror);
-	CHECK_INT(vt_sh("ls -A " FX_MNT "/dir300 > /tmp/names.now && ls -A " MIRROR "/dir300 > "
+	CHECK_INT(tl_sh("ls -A " FX_MNT "/dir300 > /tmp/names.now && ls -A " MIRROR "/dir300 > "
 			"/tmp/names.mirror && diff /tmp/names.mirror /tmp/names.now | head -5; "
 			"cmp -s /tmp/names.mirror /tmp/names.now"), 0);
 	/* lost+found keeps no copy of a restored file. */
-	CHECK_STR(vt_out("cd " FX_MNT "/lost+found && find . -type f -exec sha256sum {} + | "
+	CHECK_STR(tl_out("cd " FX_MNT "/lost+found && find . -type f -exec sha256sum {} + | "
 			 "cut -c1-64 | sort -u > /tmp/orphans.sum; cd " MIRROR " && find . -type f "
 			 "-exec sha256sum {} + | cut -c1-64 | sort -u | comm -12 - /tmp/orphans.sum "
 			 "| wc -l"), "0");
 
-	CHECK_STR(vt_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
+	CHECK_STR(tl_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
 	fx_umount();
 	CHECK_INT(fx_repair_check(), 0);
 	fx_teardown();

@@ -47,12 +47,12 @@ static const char *mapctl;
 
 static int ctl(const char *args)
 {
-	return vt_sh("%s --db " DB " %s", mapctl, args);
+	return tl_sh("%s --db " DB " %s", mapctl, args);
 }
 
 static const char *sql(const char *query)
 {
-	return vt_out("sqlite3 " DB " \"%s\"", query);
+	return tl_out("sqlite3 " DB " \"%s\"", query);
 }
 
 static char *dup_out(const char *s)
@@ -66,7 +66,7 @@ static char *dup_out(const char *s)
 /* Whole-device digest: that nothing was written is checked byte for byte. */
 static char *device_sum(const char *dev)
 {
-	return dup_out(vt_out("sha256sum < %s | cut -c1-64", dev));
+	return dup_out(tl_out("sha256sum < %s | cut -c1-64", dev));
 }
 
 static int actions(void)
@@ -77,42 +77,42 @@ static int actions(void)
 /* Run mapctl with output kept in /tmp/out (shown); its exit status. */
 static int ctl_out(const char *args)
 {
-	int rc = vt_sh("%s --db " DB " %s </dev/null >/tmp/out 2>&1", mapctl, args);
+	int rc = tl_sh("%s --db " DB " %s </dev/null >/tmp/out 2>&1", mapctl, args);
 
-	vt_sh("cat /tmp/out");
+	tl_sh("cat /tmp/out");
 	return rc;
 }
 
 static bool out_has(const char *text)
 {
-	return vt_sh("grep -qF -- '%s' /tmp/out", text) == 0;
+	return tl_sh("grep -qF -- '%s' /tmp/out", text) == 0;
 }
 
 /* Wait until shell condition @cond holds; else show @log and stop. */
 static void wait_for(const char *cond, const char *what, const char *log)
 {
-	int rc = vt_sh("i=0; until %s; do i=$((i + 1)); [ $i -lt %d ] || exit 1; sleep 0.1; done",
+	int rc = tl_sh("i=0; until %s; do i=$((i + 1)); [ $i -lt %d ] || exit 1; sleep 0.1; done",
 		       cond, WAIT_POLLS);
 
 	if (rc != 0)
-		vt_sh("cat %s", log);
+		tl_sh("cat %s", log);
 	REQUIRE(rc == 0, "waited for %s", what);
 }
 
 static void build_tree(void)
 {
-	vt_must("mkdir -p " FX_MNT "/plain " FX_MNT "/docs");
-	vt_must("head -c 262144 /dev/urandom > " FX_MNT "/plain/data.bin");
-	vt_must("echo another file > " FX_MNT "/plain/other.txt");
-	vt_must("for i in $(seq 1 40); do echo note $i > " FX_MNT "/docs/n$i.txt; done");
-	vt_must("sync");
+	tl_must("mkdir -p " FX_MNT "/plain " FX_MNT "/docs");
+	tl_must("head -c 262144 /dev/urandom > " FX_MNT "/plain/data.bin");
+	tl_must("echo another file > " FX_MNT "/plain/other.txt");
+	tl_must("for i in $(seq 1 40); do echo note $i > " FX_MNT "/docs/n$i.txt; done");
+	tl_must("sync");
 }
 
 /* 6: a clone of the recorded filesystem while the original is mounted. */
 static void clone_refused(const char *dev, const char *other)
 {
 	/* From under dm-dust: the copy reads well where the original does not. */
-	vt_must("dd if=%s of=%s bs=1M status=none conv=fsync", dev, other);
+	tl_must("dd if=%s of=%s bs=1M status=none conv=fsync", dev, other);
 	fx_mount();
 	char *before = device_sum(other);
 	int n = actions();
@@ -135,27 +135,27 @@ static void killed_during_repair(void)
 {
 	char real[512];
 
-	snprintf(real, sizeof(real), "%s", vt_out("command -v xfs_repair"));
+	snprintf(real, sizeof(real), "%s", tl_out("command -v xfs_repair"));
 	REQUIRE(real[0] == '/', "xfs_repair in PATH: %s", real);
-	vt_must("rm -rf " WRAP " && mkdir " WRAP " && mkfifo " WRAP "/fifo");
-	vt_must("printf '#!/bin/sh\\necho $$ > " WRAP "/pid.tmp && mv " WRAP "/pid.tmp " WRAP
+	tl_must("rm -rf " WRAP " && mkdir " WRAP " && mkfifo " WRAP "/fifo");
+	tl_must("printf '#!/bin/sh\\necho $$ > " WRAP "/pid.tmp && mv " WRAP "/pid.tmp " WRAP
 		"/pid\\nread go < " WRAP "/fifo\\n%s \"$@\"\\nrc=$?\\necho $rc > " WRAP
 		"/rc\\nexit $rc\\n' > " WRAP "/xfs_repair && chmod 755 " WRAP "/xfs_repair", real);
-	int pid = atoi(vt_out("PATH=" WRAP ":$PATH %s --db " DB " repair " FX_DUST
+	int pid = atoi(tl_out("PATH=" WRAP ":$PATH %s --db " DB " repair " FX_DUST
 			      " --offline --yes </dev/null >/tmp/killed.out 2>&1 & echo $!", mapctl));
 	REQUIRE(pid > 0, "mapctl started");
 	wait_for("test -s " WRAP "/pid", "xfs_repair to start", "/tmp/killed.out");
 	/* Recorded before it runs. */
 	CHECK_STR(sql("select outcome from actions where action = 'xfs_repair' order by id desc "
 		      "limit 1"), "started");
-	vt_must("kill -9 %d", pid);
+	tl_must("kill -9 %d", pid);
 	/* Gone, or a zombie nobody reaped yet. */
 	char wait_dead[96];
 	snprintf(wait_dead, sizeof(wait_dead), "! ps -o stat= -p %d | grep -qv Z", pid);
 	wait_for(wait_dead, "mapctl to die", "/tmp/killed.out");
-	vt_sh("cat /tmp/killed.out");
-	int xr = atoi(vt_out("cat " WRAP "/pid"));
-	CHECK(vt_sh("kill -0 %d", xr) == 0, "xfs_repair (pid %d) outlives mapctl", xr);
+	tl_sh("cat /tmp/killed.out");
+	int xr = atoi(tl_out("cat " WRAP "/pid"));
+	CHECK(tl_sh("kill -0 %d", xr) == 0, "xfs_repair (pid %d) outlives mapctl", xr);
 
 	/* While it runs: refused, and said so; the plan says it too. */
 	CHECK_INT(ctl_out("repair " FX_DUST " --offline --yes"), 2);
@@ -165,10 +165,10 @@ static void killed_during_repair(void)
 	      out_has("is still running: --offline refuses until it ends"),
 	      "the plan says xfs_repair still runs");
 
-	vt_must("echo go > " WRAP "/fifo");
+	tl_must("echo go > " WRAP "/fifo");
 	snprintf(wait_dead, sizeof(wait_dead), "! ps -o stat= -p %d | grep -qv Z", xr);
 	wait_for(wait_dead, "xfs_repair to end", "/dev/null");
-	CHECK_STR(vt_out("cat " WRAP "/rc"), "0");	/* not killed by SIGPIPE */
+	CHECK_STR(tl_out("cat " WRAP "/rc"), "0");	/* not killed by SIGPIPE */
 
 	/* Ended, not recorded yet: the plan says how it ended (once its
 	 * watcher, which writes the exit status, is gone too). */
@@ -190,7 +190,7 @@ static void killed_during_repair(void)
 	CHECK(atoi(sql("select count(*) from actions where action = 'xfs_repair' and outcome = "
 		       "'done' and detail like '%ended while no mapctl watched: exit 0%'")) == 1,
 	      "the outcome of the orphaned xfs_repair is recorded");
-	CHECK_INT(vt_sh("mountpoint -q " FX_MNT), 0);
+	CHECK_INT(tl_sh("mountpoint -q " FX_MNT), 0);
 }
 
 /* 9: a scan does not close a zeroed finding; refetch does. */
@@ -201,17 +201,17 @@ static void zeroed_survives_scan(void)
 	CHECK_STR(sql("select state from findings where kind = 'file'"), "zeroed");
 	CHECK_INT(ctl_out("status " FX_MNT), 1);
 	CHECK(out_has("DAMAGED") && out_has("zeroed 1"), "status shows the zeroed finding");
-	CHECK_STR(vt_out("%s --db " DB " status " FX_MNT " --json | jq -c "
+	CHECK_STR(tl_out("%s --db " DB " status " FX_MNT " --json | jq -c "
 			 "'.filesystems[0].finding_counts.zeroed'", mapctl), "1");
 	CHECK_INT(ctl_out("files " FX_MNT), 1);
 	CHECK(out_has("zeroed") && out_has(FX_MNT "/plain/data.bin"), "files lists it");
-	CHECK_STR(vt_out("%s --db " DB " files " FX_MNT " --json | jq -r '.findings[].state'",
+	CHECK_STR(tl_out("%s --db " DB " files " FX_MNT " --json | jq -r '.findings[].state'",
 			 mapctl), "zeroed");
-	CHECK_STR(vt_out("%s --db " DB " export --rsync " FX_MNT, mapctl), "plain/data.bin");
+	CHECK_STR(tl_out("%s --db " DB " export --rsync " FX_MNT, mapctl), "plain/data.bin");
 
 	CHECK_INT(ctl("refetch " FX_MNT " --from " MIRROR), 0);
 	CHECK_STR(sql("select state from findings where kind = 'file'"), "refetched");
-	CHECK_INT(vt_sh("cmp " FX_MNT "/plain/data.bin " MIRROR "/plain/data.bin"), 0);
+	CHECK_INT(tl_sh("cmp " FX_MNT "/plain/data.bin " MIRROR "/plain/data.bin"), 0);
 	CHECK_INT(ctl("scan " FX_MNT), 0);
 	CHECK_STR(sql("select state from findings where kind = 'file'"), "resolved");
 	fx_umount();
@@ -220,20 +220,20 @@ static void zeroed_survives_scan(void)
 /* Not mounted at CONF, nor anywhere else, and the folder still shows its file. */
 static void not_mounted_over_conf(void)
 {
-	CHECK(vt_sh("mountpoint -q " CONF) != 0, CONF " is not mounted over");
-	CHECK_STR(vt_out("cat " CONF "/keep.conf"), "keep me");
-	CHECK(vt_sh("findmnt -n --source " FX_DUST) != 0, "the device is left unmounted");
+	CHECK(tl_sh("mountpoint -q " CONF) != 0, CONF " is not mounted over");
+	CHECK_STR(tl_out("cat " CONF "/keep.conf"), "keep me");
+	CHECK(tl_sh("findmnt -n --source " FX_DUST) != 0, "the device is left unmounted");
 }
 
 /* 7: the recorded mount point replaced by a symbolic link. */
 static void mountpoint_swapped(void)
 {
-	vt_must("mkdir -p " USERS " " CONF " && chown 1000:1000 " USERS " && mkdir " USER_MNT);
-	vt_must("echo 'keep me' > " CONF "/keep.conf");
-	vt_must("mount " FX_DUST " " USER_MNT);
+	tl_must("mkdir -p " USERS " " CONF " && chown 1000:1000 " USERS " && mkdir " USER_MNT);
+	tl_must("echo 'keep me' > " CONF "/keep.conf");
+	tl_must("mount " FX_DUST " " USER_MNT);
 	CHECK_INT(ctl("scan " USER_MNT), 0);	/* records the mount point */
-	vt_must("umount " USER_MNT);
-	vt_must(USER " sh -c 'mv " USER_MNT " " USERS "/data.old && ln -s " CONF " " USER_MNT "'");
+	tl_must("umount " USER_MNT);
+	tl_must(USER " sh -c 'mv " USER_MNT " " USERS "/data.old && ln -s " CONF " " USER_MNT "'");
 
 	CHECK_INT(ctl_out("repair " FX_DUST " --offline --yes"), 2);
 	not_mounted_over_conf();
@@ -243,21 +243,21 @@ static void mountpoint_swapped(void)
 		      "limit 1"), "refused");
 
 	/* Root's folder now, the link still there: not followed either. */
-	vt_must("chown 0:0 " USERS);
+	tl_must("chown 0:0 " USERS);
 	CHECK_INT(ctl_out("repair " FX_DUST " --offline --yes"), 2);
 	not_mounted_over_conf();
 	CHECK(out_has("symbolic link") && out_has("left unmounted"), "the link is refused");
 
 	/* The real folder back: mounted there. */
-	vt_must("rm " USER_MNT " && mv " USERS "/data.old " USER_MNT);
+	tl_must("rm " USER_MNT " && mv " USERS "/data.old " USER_MNT);
 	CHECK_INT(ctl_out("repair " FX_DUST " --offline --yes"), 0);
-	CHECK_INT(vt_sh("mountpoint -q " USER_MNT), 0);
-	CHECK_INT(vt_sh("test -f " USER_MNT "/plain/data.bin"), 0);
+	CHECK_INT(tl_sh("mountpoint -q " USER_MNT), 0);
+	CHECK_INT(tl_sh("test -f " USER_MNT "/plain/data.bin"), 0);
 	CHECK_STR(sql("select outcome from actions where action = 'mount' order by id desc "
 		      "limit 1"), "done");
 	/* Wherever it went: the device is needed unmounted below. */
-	vt_sh("umount " USER_MNT "; umount " CONF "; true");
-	vt_must("! findmnt -n --source " FX_DUST);
+	tl_sh("umount " USER_MNT "; umount " CONF "; true");
+	tl_must("! findmnt -n --source " FX_DUST);
 }
 
 /* 5: a recorded XFS device reused for something else. */
@@ -267,18 +267,18 @@ static void reused_device(const char *other)
 
 	/* Six AGs of 85 MiB: secondary superblocks that ext4's groups (128 MiB)
 	 * leave alone, which xfs_repair would find and "repair" from. */
-	vt_must("wipefs -q -a %s && mkfs.xfs -q -f %s -d agcount=6 %s && mkdir -p " OTHER_MNT
+	tl_must("wipefs -q -a %s && mkfs.xfs -q -f %s -d agcount=6 %s && mkdir -p " OTHER_MNT
 		" && mount %s " OTHER_MNT, other, vt_features(), other, other);
-	vt_must("echo data > " OTHER_MNT "/file && sync");
+	tl_must("echo data > " OTHER_MNT "/file && sync");
 	CHECK_INT(ctl("scan " OTHER_MNT), 0);
-	vt_must("umount " OTHER_MNT);
+	tl_must("umount " OTHER_MNT);
 	char *uuid = dup_out(sql("select uuid from filesystems where mountpoint = '" OTHER_MNT
 				 "'"));
 	int n = actions();
 	snprintf(args, sizeof(args), "repair %s --offline --yes", other);
 
 	/* Without discard, as on a disk that does not zero discarded blocks. */
-	vt_must("mkfs.ext4 -q -F -E nodiscard %s", other);
+	tl_must("mkfs.ext4 -q -F -E nodiscard %s", other);
 	before = device_sum(other);
 	CHECK_INT(ctl_out(args), 2);
 	CHECK(out_has("ext4") && out_has("nothing written"), "ext4 is named and refused");
@@ -287,7 +287,7 @@ static void reused_device(const char *other)
 	free(before);
 	free(after);
 
-	vt_must("wipefs -q -a %s && mkswap -q %s", other, other);
+	tl_must("wipefs -q -a %s && mkswap -q %s", other, other);
 	before = device_sum(other);
 	CHECK_INT(ctl_out(args), 2);
 	CHECK(out_has("swap"), "a swap signature is refused");
@@ -297,7 +297,7 @@ static void reused_device(const char *other)
 	free(after);
 
 	/* No signature at all: only --uuid of the filesystem recorded on it. */
-	vt_must("wipefs -q -a %s", other);
+	tl_must("wipefs -q -a %s", other);
 	before = device_sum(other);
 	CHECK_INT(ctl_out(args), 2);
 	CHECK(out_has("--uuid"), "without a superblock, --uuid is asked for");
@@ -329,7 +329,7 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	fx_setup(dev, vt_features());
 	build_tree();
-	vt_must("rm -rf " MIRROR " && cp -a " FX_MNT " " MIRROR " && rm -rf " MIRROR "/lost+found");
+	tl_must("rm -rf " MIRROR " && cp -a " FX_MNT " " MIRROR " && rm -rf " MIRROR "/lost+found");
 	CHECK_INT(ctl("scan " FX_MNT), 0);
 
 	uint64_t victim = fx_file_physical("plain/data.bin", 128 * 1024) / 4096;

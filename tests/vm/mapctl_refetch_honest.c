@@ -58,7 +58,7 @@ static const char *mapctl;
 
 static int ctl(const char *args)
 {
-	return vt_sh("%s --db " DB " %s", mapctl, args);
+	return tl_sh("%s --db " DB " %s", mapctl, args);
 }
 
 static void path_of(char *buf, size_t len, const char *root, const char *rel)
@@ -138,7 +138,7 @@ static void check_unchanged(const char *rel, unsigned int seed, uint64_t skip)
 
 static bool same_bytes(const char *a, const char *b)
 {
-	return vt_sh("cmp -s '%s' '%s'", a, b) == 0;
+	return tl_sh("cmp -s '%s' '%s'", a, b) == 0;
 }
 
 /* The promise of "restored": @rel equals the mirror's in bytes, size, mode,
@@ -158,15 +158,15 @@ static void check_same_as_mirror(const char *rel)
 	CHECK(sa.st_mtim.tv_sec == sb.st_mtim.tv_sec && sa.st_mtim.tv_nsec == sb.st_mtim.tv_nsec,
 	      "%s: mtime differs", a);
 	CHECK(same_bytes(a, b), "%s: bytes differ from the mirror's", a);
-	snprintf(xa, sizeof(xa), "%s", vt_out("getfattr -d -m- --absolute-names '%s' | tail -n +2 "
+	snprintf(xa, sizeof(xa), "%s", tl_out("getfattr -d -m- --absolute-names '%s' | tail -n +2 "
 					      "| sort", a));
-	CHECK_STR(vt_out("getfattr -d -m- --absolute-names '%s' | tail -n +2 | sort", b), xa);
+	CHECK_STR(tl_out("getfattr -d -m- --absolute-names '%s' | tail -n +2 | sort", b), xa);
 }
 
 /* The outcome and detail refetch --json gave @rel. */
 static char *field_of(const char *json, const char *rel, const char *field)
 {
-	return strdup(vt_out("jq -r --arg p '" FX_MNT "/%s' '.paths[] | select(.path == $p) | "
+	return strdup(tl_out("jq -r --arg p '" FX_MNT "/%s' '.paths[] | select(.path == $p) | "
 			     ".%s // \"\"' %s", rel, field, json));
 }
 
@@ -188,14 +188,14 @@ static uint64_t free_bytes(void)
 {
 	struct statvfs sv;
 
-	vt_must("sync");
+	tl_must("sync");
 	REQUIRE(statvfs(FX_MNT, &sv) == 0, "statvfs: %s", strerror(errno));
 	return (uint64_t)sv.f_bavail * sv.f_frsize;
 }
 
 static int our_names(void)
 {
-	return atoi(vt_out("find " FX_MNT " -name '.mapctl-refetch*' | tee /dev/stderr | wc -l"));
+	return atoi(tl_out("find " FX_MNT " -name '.mapctl-refetch*' | tee /dev/stderr | wc -l"));
 }
 
 int main(int argc, char **argv)
@@ -206,34 +206,34 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	fx_setup(dev, vt_features());
-	vt_must("mkdir -p " FX_MNT "/data " FX_MNT "/full");
+	tl_must("mkdir -p " FX_MNT "/data " FX_MNT "/full");
 	write_pattern(FX_MNT, "data/hard.dat", FILE_SIZE, 1);
-	vt_must("ln " FX_MNT "/data/hard.dat " FX_MNT "/data/hard-link.dat");
+	tl_must("ln " FX_MNT "/data/hard.dat " FX_MNT "/data/hard-link.dat");
 	write_pattern(FX_MNT, "data/mirror-bad.dat", FILE_SIZE, 2);
 	write_pattern(FX_MNT, "full/grown.dat", FILE_SIZE, 3);
 	write_pattern(FX_MNT, "data/xattr.dat", FILE_SIZE, 4);
 	add_xattrs("data/xattr.dat");
 	write_pattern(FX_MNT, "data/legacy.dat", FILE_SIZE, 5);
 	add_xattrs("data/legacy.dat");
-	vt_must("sync");
+	tl_must("sync");
 
 	/* The mirror, on a dm-dust device of its own, with a newer, larger
 	 * full/grown.dat and a bad block under data/mirror-bad.dat. */
-	vt_must("dmsetup create mdust --table \"0 $(blockdev --getsz %s) dust %s 0 4096\"",
+	tl_must("dmsetup create mdust --table \"0 $(blockdev --getsz %s) dust %s 0 4096\"",
 		mirror_dev, mirror_dev);
-	vt_mkfs_mount(MDUST, "", MIRROR);
-	vt_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
-	vt_must("head -c %llu /dev/urandom > " MIRROR "/full/grown.dat && sync", GROWN_SIZE);
+	tl_mkfs_mount(MDUST, "", MIRROR);
+	tl_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
+	tl_must("head -c %llu /dev/urandom > " MIRROR "/full/grown.dat && sync", GROWN_SIZE);
 	uint64_t mirror_bad = vt_file_physical(MIRROR "/data/mirror-bad.dat", MIRROR_BAD_OFFSET);
-	vt_must("umount " MIRROR " && dmsetup message mdust 0 addbadblock %llu && "
+	tl_must("umount " MIRROR " && dmsetup message mdust 0 addbadblock %llu && "
 		"dmsetup message mdust 0 enable && mount " MDUST " " MIRROR,
 		(unsigned long long)(mirror_bad / 4096));
-	CHECK_INT(vt_sh("cat " MIRROR "/data/mirror-bad.dat > /dev/null"), 1);
+	CHECK_INT(tl_sh("cat " MIRROR "/data/mirror-bad.dat > /dev/null"), 1);
 	/* What an earlier mapctl left: data/legacy.dat set aside by inode. */
 	uint64_t ino_legacy = fx_ino("data/legacy.dat");
 	char legacy[64];
 	snprintf(legacy, sizeof(legacy), "data/.mapctl-refetch.%llu", (unsigned long long)ino_legacy);
-	vt_must("mv " FX_MNT "/data/legacy.dat " FX_MNT "/%s", legacy);
+	tl_must("mv " FX_MNT "/data/legacy.dat " FX_MNT "/%s", legacy);
 
 	uint64_t blocks[] = {
 		fx_file_physical("data/hard.dat", BAD_OFFSET) / 4096,
@@ -251,22 +251,22 @@ int main(int argc, char **argv)
 	snprintf(want, sizeof(want), FX_MNT "/%s|" FX_MNT "/data/hard-link.dat|" FX_MNT
 		 "/data/hard.dat|" FX_MNT "/data/mirror-bad.dat|" FX_MNT "/data/xattr.dat|" FX_MNT
 		 "/full/grown.dat|", legacy);
-	CHECK_STR(vt_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'", mapctl),
+	CHECK_STR(tl_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'", mapctl),
 		  want);
 
 	/* ---- the filesystem as its own mirror: refused, nothing written ---- */
-	vt_must("mkdir -p " BIND " && mount --bind " FX_MNT " " BIND);
+	tl_must("mkdir -p " BIND " && mount --bind " FX_MNT " " BIND);
 	const char *self[] = { FX_MNT, BIND, FX_MNT "/data" };
 	bool noself = argc > 4 && strcmp(argv[4], "noself") == 0;
 	for (size_t i = 0; i < sizeof(self) / sizeof(self[0]) && !noself; i++) {
-		const char *out = vt_out("%s --db " DB " refetch " FX_MNT " --from %s 2>&1; "
+		const char *out = tl_out("%s --db " DB " refetch " FX_MNT " --from %s 2>&1; "
 					 "echo \"exit $?\"", mapctl, self[i]);
 
 		CHECK(strstr(out, "is on the filesystem it would restore") && strstr(out, "exit 2"),
 		      "--from %s: %s", self[i], out);
 	}
-	vt_must("umount " BIND);
-	CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from actions where action = "
+	tl_must("umount " BIND);
+	CHECK_STR(tl_out("sqlite3 " DB " \"select count(*) from actions where action = "
 			 "'refetch'\""), "0");
 	check_unchanged("data/mirror-bad.dat", 2, BAD_OFFSET);
 	check_unchanged("full/grown.dat", 3, BAD_OFFSET);
@@ -274,13 +274,13 @@ int main(int argc, char **argv)
 	/* ---- less free space than the mirror's full/grown.dat needs ---- */
 	uint64_t room = free_bytes();
 	REQUIRE(room > FREE_LEFT + 64 * MiB, "only %llu bytes free", (unsigned long long)room);
-	vt_must("xfs_io -f -c 'falloc 0 %llu' " FX_MNT "/filler",
+	tl_must("xfs_io -f -c 'falloc 0 %llu' " FX_MNT "/filler",
 		(unsigned long long)(room - FREE_LEFT));
 	uint64_t free_before = free_bytes();
 	REQUIRE(free_before < GROWN_SIZE, "%llu bytes free", (unsigned long long)free_before);
 
 	/* ---- refetch ---- */
-	CHECK_INT(vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
+	CHECK_INT(tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
 			" >/tmp/refetch.json; rc=$?; jq -M . /tmp/refetch.json; exit $rc", mapctl), 1);
 	const char *json = "/tmp/refetch.json";
 
@@ -313,24 +313,24 @@ int main(int argc, char **argv)
 	/* Findings: only hard.dat's is refetched; the actions say why. */
 	snprintf(want, sizeof(want), FX_MNT "/%s|" FX_MNT "/data/mirror-bad.dat|" FX_MNT
 		 "/data/xattr.dat|" FX_MNT "/full/grown.dat|", legacy);
-	CHECK_STR(vt_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'", mapctl),
+	CHECK_STR(tl_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'", mapctl),
 		  want);
-	CHECK(strstr(vt_out("sqlite3 " DB " \"select detail from actions where action = 'refetch' "
+	CHECK(strstr(tl_out("sqlite3 " DB " \"select detail from actions where action = 'refetch' "
 			    "and outcome = 'failed'\""), "Input/output error"),
 	      "the mirror's error is recorded");
 
 	/* ---- the offline repair, then the next refetch ---- */
-	vt_must("rm " FX_MNT "/filler");
+	tl_must("rm " FX_MNT "/filler");
 	fx_umount();
 	/* As the offline path does: the lost blocks overwritten (xfs_repair
 	 * reads the first 512 KiB whole, and these are there). */
 	for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++)
-		vt_must("dd if=/dev/zero of=" FX_DUST " bs=4096 seek=%llu count=1 oflag=direct "
+		tl_must("dd if=/dev/zero of=" FX_DUST " bs=4096 seek=%llu count=1 oflag=direct "
 			"status=none", (unsigned long long)blocks[i]);
-	CHECK_INT(vt_sh("xfs_repair " FX_DUST " >/tmp/xfs_repair.log 2>&1; rc=$?; "
+	CHECK_INT(tl_sh("xfs_repair " FX_DUST " >/tmp/xfs_repair.log 2>&1; rc=$?; "
 			"tail -n 5 /tmp/xfs_repair.log; exit $rc"), 0);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
+	CHECK_INT(tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
 			" >/tmp/refetch2.json; rc=$?; jq -M . /tmp/refetch2.json; exit $rc", mapctl),
 		  1);
 	check_outcome("/tmp/refetch2.json", "data/xattr.dat", "restored", NULL);
@@ -341,11 +341,11 @@ int main(int argc, char **argv)
 		      "the mirror cannot be read");
 	check_outcome("/tmp/refetch2.json", legacy, "removed", NULL);
 	CHECK_INT(our_names(), 0);
-	CHECK_STR(vt_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'", mapctl),
+	CHECK_STR(tl_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'", mapctl),
 		  FX_MNT "/data/mirror-bad.dat|");
 
-	CHECK_STR(vt_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
-	vt_sh("umount " MIRROR "; dmsetup remove mdust");
+	CHECK_STR(tl_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
+	tl_sh("umount " MIRROR "; dmsetup remove mdust");
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

@@ -73,7 +73,7 @@ static const char *const restored_in_place[] = {
 
 static int ctl(const char *args)
 {
-	return vt_sh("%s --db " DB " %s", mapctl, args);
+	return tl_sh("%s --db " DB " %s", mapctl, args);
 }
 
 static void path_of(char *buf, size_t len, const char *root, const char *rel)
@@ -111,13 +111,13 @@ static uint64_t bad_block_of(const char *rel)
  * before that). */
 static uint64_t symlink_block(uint64_t ino)
 {
-	const char *out = vt_out("xfs_db -r -c 'inode %llu' -c bmap %s", (unsigned long long)ino,
+	const char *out = tl_out("xfs_db -r -c 'inode %llu' -c bmap %s", (unsigned long long)ino,
 				 FX_DUST);
 	const char *p = strstr(out, "startblock ");
 
 	REQUIRE(p, "no remote block for inode %llu: %s", (unsigned long long)ino, out);
 	unsigned long long fsb = strtoull(p + 11, NULL, 10);
-	out = vt_out("xfs_db -r -c 'convert fsblock %llu byte' %s", fsb, FX_DUST);
+	out = tl_out("xfs_db -r -c 'convert fsblock %llu byte' %s", fsb, FX_DUST);
 	return strtoull(out, NULL, 0) / 4096;
 }
 
@@ -225,7 +225,7 @@ static char *outcome_of(const char *json_file, const char *rel)
 
 	path_of(path, sizeof(path), FX_MNT, rel);
 	/* Compare through the JSON escape so \r and \n survive the shell. */
-	const char *out = vt_out("jq -r '.paths[] | (.path | @json) + \" \" + .outcome' %s",
+	const char *out = tl_out("jq -r '.paths[] | (.path | @json) + \" \" + .outcome' %s",
 				 json_file);
 	char *want = NULL;
 	/* The path as jq's @json writes it: only \r and \n need escapes here. */
@@ -288,7 +288,7 @@ static bool block_readable(const char *rel, uint64_t off)
  * bytes. */
 static char *canary_state(void)
 {
-	return strdup(vt_out("cd " CANARY " && find . -printf '%%p %%m %%u %%g %%s %%T@ %%C@\\n' | "
+	return strdup(tl_out("cd " CANARY " && find . -printf '%%p %%m %%u %%g %%s %%T@ %%C@\\n' | "
 			     "sort && find . -type f -exec sha256sum {} + | sort"));
 }
 
@@ -322,21 +322,21 @@ static void swap_race(void)
 {
 	struct stat st;
 
-	vt_must("sync");
+	tl_must("sync");
 	uint64_t block = fx_file_physical("race/real/victim.dat", BAD_OFFSET) / 4096;
 	fx_umount();
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)block);
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)block);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db /tmp/race0.db scan " FX_MNT " >/dev/null", mapctl), 1);
-	CHECK(strstr(vt_out("%s --db /tmp/race0.db files " FX_MNT, mapctl),
+	CHECK_INT(tl_sh("%s --db /tmp/race0.db scan " FX_MNT " >/dev/null", mapctl), 1);
+	CHECK(strstr(tl_out("%s --db /tmp/race0.db files " FX_MNT, mapctl),
 		     FX_MNT "/race/real/victim.dat"), "the scan names the race victim");
 	char *before = canary_state();
 	int refused = 0, restored = 0;
 	pid_t swapper = start_swapper();
 
 	for (int round = 0; round < RACE_ROUNDS; round++) {
-		vt_must("sqlite3 /tmp/race0.db '.backup /tmp/race.db'");
-		vt_sh("%s --db /tmp/race.db refetch --json " FX_MNT " --from " MIRROR
+		tl_must("sqlite3 /tmp/race0.db '.backup /tmp/race.db'");
+		tl_sh("%s --db /tmp/race.db refetch --json " FX_MNT " --from " MIRROR
 		      " >/tmp/race.json", mapctl);
 		char *got = outcome_of("/tmp/race.json", "race/real/victim.dat");
 
@@ -344,7 +344,7 @@ static void swap_race(void)
 		restored += strcmp(got, "restored") == 0;
 		CHECK(strcmp(got, "refused") == 0 || strcmp(got, "restored") == 0,
 		      "round %d: outcome '%s': %s", round, got,
-		      vt_out("jq -r '.paths[] | select(.path | endswith(\"victim.dat\")) | "
+		      tl_out("jq -r '.paths[] | select(.path | endswith(\"victim.dat\")) | "
 			     ".detail' /tmp/race.json"));
 		free(got);
 	}
@@ -358,7 +358,7 @@ static void swap_race(void)
 	free(after);
 	/* The folder back at its name, the link at its own. */
 	if (lstat(FX_MNT "/race/real", &st) == 0 && S_ISLNK(st.st_mode))
-		vt_must("cd " FX_MNT "/race && mv -T real tmp && mv -T decoy real && mv -T tmp decoy");
+		tl_must("cd " FX_MNT "/race && mv -T real tmp && mv -T decoy real && mv -T tmp decoy");
 	CHECK(lstat(FX_MNT "/race/decoy", &st) == 0 && S_ISLNK(st.st_mode), "the link is kept");
 	if (restored)
 		check_same_as_mirror("race/real/victim.dat");
@@ -374,7 +374,7 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	fx_setup(dev, vt_features());
-	vt_must("mkdir -p %s/names %s/swap %s/hostile %s/orphan %s/gone %s/link %s/attrs", FX_MNT,
+	tl_must("mkdir -p %s/names %s/swap %s/hostile %s/orphan %s/gone %s/link %s/attrs", FX_MNT,
 		FX_MNT, FX_MNT, FX_MNT, FX_MNT, FX_MNT, FX_MNT);
 	for (size_t i = 0; i < N_IN_PLACE; i++)
 		write_pattern(restored_in_place[i], FILE_SIZE, (unsigned int)i);
@@ -399,19 +399,19 @@ int main(int argc, char **argv)
 	memcpy(target, "/far/", 5);
 	path_of(path, sizeof(path), FX_MNT, "link/long");
 	REQUIRE(symlink(target, path) == 0, "symlink: %s", strerror(errno));
-	vt_must("mkdir -p " FX_MNT "/lost+found && sync");
+	tl_must("mkdir -p " FX_MNT "/lost+found && sync");
 	/* race/ is a user's: race/real (root's) holds a file, race/decoy points
 	 * out of the mount at root's canary, with a file of the same name. */
-	vt_must("mkdir -p " FX_MNT "/race/real " CANARY "/sub && ln -s " CANARY " " FX_MNT
+	tl_must("mkdir -p " FX_MNT "/race/real " CANARY "/sub && ln -s " CANARY " " FX_MNT
 		"/race/decoy && chown -h %d:%d " FX_MNT "/race " FX_MNT "/race/decoy && "
 		"echo canary > " CANARY "/victim.dat && echo x > " CANARY "/sub/x && "
 		"chmod 600 " CANARY "/victim.dat", RACE_UID, RACE_UID);
 	write_pattern("race/real/victim.dat", FILE_SIZE, 26);
-	vt_must("chown 0:0 " FX_MNT "/race/real/victim.dat && sync");
+	tl_must("chown 0:0 " FX_MNT "/race/real/victim.dat && sync");
 
 	/* The mirror: the same tree on an XFS of its own. */
-	vt_mkfs_mount(mirror_dev, "", MIRROR);
-	vt_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
+	tl_mkfs_mount(mirror_dev, "", MIRROR);
+	tl_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
 
 	const char *damaged[] = {
 		"names/cr\rname.dat", "names/#hash.dat", "names/;semi.dat", "names/-dash.dat",
@@ -432,9 +432,9 @@ int main(int argc, char **argv)
 	fx_mount();
 
 	CHECK_INT(ctl("scan " FX_MNT), 1);
-	CHECK_INT(vt_sh("%s --db " DB " files -0 " FX_MNT " | tr '\\0\\r\\n' '|RN' >/tmp/files.txt; "
+	CHECK_INT(tl_sh("%s --db " DB " files -0 " FX_MNT " | tr '\\0\\r\\n' '|RN' >/tmp/files.txt; "
 			"cat /tmp/files.txt; echo", mapctl), 0);
-	const char *listed = vt_out("cat /tmp/files.txt");
+	const char *listed = tl_out("cat /tmp/files.txt");
 	CHECK(strstr(listed, FX_MNT "/names/crRname.dat|"), "scan names the \\r file");
 	CHECK(strstr(listed, FX_MNT "/names/newNline.dat|"), "scan names the \\n file");
 	CHECK(strstr(listed, FX_MNT "/names/#hash.dat|") && strstr(listed, FX_MNT "/names/;semi.dat|")
@@ -449,39 +449,39 @@ int main(int argc, char **argv)
 
 	/* ---- between scan and refetch ---- */
 	/* A local user swaps a folder for a link out of the mount. */
-	vt_must("mkdir -p " OUTSIDE " && mv " FX_MNT "/swap " FX_MNT "/swap.real && "
+	tl_must("mkdir -p " OUTSIDE " && mv " FX_MNT "/swap " FX_MNT "/swap.real && "
 		"ln -s " OUTSIDE " " FX_MNT "/swap");
 	/* The mirror has a link where the filesystem has a regular file. */
-	vt_must("mkdir -p /tmp/outside2 && echo secret > " SECRET " && rm " MIRROR
+	tl_must("mkdir -p /tmp/outside2 && echo secret > " SECRET " && rm " MIRROR
 		"/hostile/file.dat && ln -s " SECRET " " MIRROR "/hostile/file.dat");
 	/* A repair left approximate attributes and lost an extended attribute. */
 	path_of(path, sizeof(path), FX_MNT, "attrs/changed.dat");
 	REQUIRE(chmod(path, 0777) == 0 && chown(path, 0, 0) == 0 &&
 		removexattr(path, "user.origin") == 0, "change attributes: %s", strerror(errno));
-	vt_must("touch -d '2001-02-03 04:05:06' '%s'", path);
+	tl_must("touch -d '2001-02-03 04:05:06' '%s'", path);
 	/* A repair deleted one file and moved two to the orphanage. */
-	vt_must("rm " FX_MNT "/gone/deleted.dat");
-	vt_must("mv " FX_MNT "/orphan/same.dat " FX_MNT "/lost+found/%llu",
+	tl_must("rm " FX_MNT "/gone/deleted.dat");
+	tl_must("mv " FX_MNT "/orphan/same.dat " FX_MNT "/lost+found/%llu",
 		(unsigned long long)ino_same);
-	vt_must("mv " FX_MNT "/orphan/changed.dat " FX_MNT "/lost+found/%llu && "
+	tl_must("mv " FX_MNT "/orphan/changed.dat " FX_MNT "/lost+found/%llu && "
 		"printf X | dd of=" FX_MNT "/lost+found/%llu bs=1 seek=100 conv=notrunc 2>/dev/null",
 		(unsigned long long)ino_changed, (unsigned long long)ino_changed);
 
 	/* ---- refetch ---- */
-	CHECK_INT(vt_sh("%s --db " DB " refetch " FX_MNT " --from " MIRROR " --dry-run", mapctl), 0);
+	CHECK_INT(tl_sh("%s --db " DB " refetch " FX_MNT " --from " MIRROR " --dry-run", mapctl), 0);
 	CHECK_INT(ctl("files " FX_MNT), 1);	/* a dry run records nothing */
-	CHECK_INT(vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
+	CHECK_INT(tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
 			" >/tmp/refetch.json; rc=$?; jq -M . /tmp/refetch.json; exit $rc", mapctl), 1);
 	const char *json = "/tmp/refetch.json";
 
 	/* Refused: the swapped folder, and nothing written outside the mount. */
 	check_outcome(json, "swap/victim.dat", "refused");
-	CHECK_STR(vt_out("ls -A " OUTSIDE " | wc -l"), "0");
+	CHECK_STR(tl_out("ls -A " OUTSIDE " | wc -l"), "0");
 	path_of(path, sizeof(path), FX_MNT, "swap");
 	CHECK(lstat(path, &st) == 0 && S_ISLNK(st.st_mode), "the swapped-in link is left alone");
 	CHECK(!block_readable("swap.real/victim.dat", BAD_OFFSET),
 	      "nothing was written to the refused file");
-	CHECK(strstr(vt_out("sqlite3 " DB " \"select detail from actions where action = 'refetch' "
+	CHECK(strstr(tl_out("sqlite3 " DB " \"select detail from actions where action = 'refetch' "
 			    "and outcome = 'refused'\""), "symbolic link"),
 	      "the refusal is recorded with its reason");
 
@@ -490,8 +490,8 @@ int main(int argc, char **argv)
 	path_of(path, sizeof(path), FX_MNT, "hostile/file.dat");
 	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == ino_hostile,
 	      "the file is still the same regular file");
-	CHECK_STR(vt_out("cat " SECRET), "secret");
-	CHECK_STR(vt_out("grep -rlsF secret " FX_MNT " | wc -l"), "0");
+	CHECK_STR(tl_out("cat " SECRET), "secret");
+	CHECK_STR(tl_out("grep -rlsF secret " FX_MNT " | wc -l"), "0");
 
 	/* Restored: every hostile name, in place, with the mirror's attributes. */
 	for (size_t i = 0; i < N_IN_PLACE; i++) {
@@ -511,28 +511,28 @@ int main(int argc, char **argv)
 	 * the mirror's nor free it, so it waits for a repair, untouched, and
 	 * no name of mapctl's own is left beside it (issue 35, item 11). */
 	check_outcome(json, XATTR_VICTIM, "failed");
-	CHECK(strstr(vt_out("jq -r '.paths[] | .detail' %s", json), "extended attributes cannot be "
+	CHECK(strstr(tl_out("jq -r '.paths[] | .detail' %s", json), "extended attributes cannot be "
 		     "read: rebuild them first"), "the reason is given");
 	CHECK(fx_ino(XATTR_VICTIM) == ino_xattr, "the file is left where it was");
-	CHECK_STR(vt_out("find " FX_MNT " -name '.mapctl-refetch*' | wc -l"), "0");
+	CHECK_STR(tl_out("find " FX_MNT " -name '.mapctl-refetch*' | wc -l"), "0");
 	/* The damaged copy in the orphanage is gone, the different one kept. */
-	CHECK_INT(vt_sh("test -e " FX_MNT "/lost+found/%llu", (unsigned long long)ino_same), 1);
-	CHECK_INT(vt_sh("test -e " FX_MNT "/lost+found/%llu", (unsigned long long)ino_changed), 0);
+	CHECK_INT(tl_sh("test -e " FX_MNT "/lost+found/%llu", (unsigned long long)ino_same), 1);
+	CHECK_INT(tl_sh("test -e " FX_MNT "/lost+found/%llu", (unsigned long long)ino_changed), 0);
 	char kept[128];
 	snprintf(kept, sizeof(kept), "lost+found/%llu kept: its bytes at 0 differ from the restored "
 		 "file", (unsigned long long)ino_changed);
-	CHECK_STR(vt_out("jq -r '.paths[] | select(.orphan_removed == false) | .orphan_detail' %s",
+	CHECK_STR(tl_out("jq -r '.paths[] | select(.orphan_removed == false) | .orphan_detail' %s",
 			 json), kept);
 
 	/* Findings: the refused two stay open, and the unreadable attribute
 	 * fork; the rest are refetched. */
-	CHECK_STR(vt_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'",
+	CHECK_STR(tl_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'",
 			 mapctl), FX_MNT "/" XATTR_VICTIM "|" FX_MNT "/hostile/file.dat|"
 		  FX_MNT "/swap/victim.dat|");
-	/* (vt_out's buffer is reused: keep the first answer.) */
-	char *nrefetched = strdup(vt_out("sqlite3 " DB " \"select count(*) from findings where "
+	/* (tl_out's buffer is reused: keep the first answer.) */
+	char *nrefetched = strdup(tl_out("sqlite3 " DB " \"select count(*) from findings where "
 					 "state = 'refetched'\""));
-	CHECK_STR(vt_out("sqlite3 " DB " \"select count(distinct finding_id) from actions where "
+	CHECK_STR(tl_out("sqlite3 " DB " \"select count(distinct finding_id) from actions where "
 			 "action = 'refetch' and outcome = 'restored'\""), nrefetched);
 	free(nrefetched);
 	/* A rescan finds the refused two (the victim by its real folder now),
@@ -543,14 +543,14 @@ int main(int argc, char **argv)
 	snprintf(want_left, sizeof(want_left), FX_MNT "/" XATTR_VICTIM "|" FX_MNT
 		 "/hostile/file.dat|" FX_MNT "/lost+found/%llu|" FX_MNT "/swap.real/victim.dat|",
 		 (unsigned long long)ino_changed);
-	CHECK_STR(vt_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'",
+	CHECK_STR(tl_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'",
 			 mapctl),
 		  want_left);
 
 	swap_race();
 
-	CHECK_STR(vt_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
-	vt_sh("umount " MIRROR);
+	CHECK_STR(tl_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
+	tl_sh("umount " MIRROR);
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

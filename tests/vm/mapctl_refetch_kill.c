@@ -133,17 +133,17 @@ static off_t count_blocks(int n[4])
 /* Every name under the mount, one per line, sorted. */
 static char *names(void)
 {
-	return strdup(vt_out("cd " FX_MNT " && find . -print | LC_ALL=C sort"));
+	return strdup(tl_out("cd " FX_MNT " && find . -print | LC_ALL=C sort"));
 }
 
 static const char *open_paths(void)
 {
-	return vt_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'", mapctl);
+	return tl_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'", mapctl);
 }
 
 static int restored_actions(void)
 {
-	return atoi(vt_out("sqlite3 " DB " \"select count(*) from actions where action = "
+	return atoi(tl_out("sqlite3 " DB " \"select count(*) from actions where action = "
 			   "'refetch' and outcome = 'restored'\""));
 }
 
@@ -164,9 +164,9 @@ static void check_same_as_mirror(const char *rel)
 	      (long long)sb.st_size);
 	CHECK(sa.st_mtim.tv_sec == sb.st_mtim.tv_sec && sa.st_mtim.tv_nsec == sb.st_mtim.tv_nsec,
 	      "%s: mtime differs", a);
-	CHECK(vt_sh("cmp '%s' '%s'", a, b) == 0, "%s: bytes differ from the mirror's", a);
-	xa = strdup(vt_out("getfattr -d -m- '%s' 2>/dev/null | tail -n +2", a));
-	CHECK_STR(vt_out("getfattr -d -m- '%s' 2>/dev/null | tail -n +2", b), xa);
+	CHECK(tl_sh("cmp '%s' '%s'", a, b) == 0, "%s: bytes differ from the mirror's", a);
+	xa = strdup(tl_out("getfattr -d -m- '%s' 2>/dev/null | tail -n +2", a));
+	CHECK_STR(tl_out("getfattr -d -m- '%s' 2>/dev/null | tail -n +2", b), xa);
 	free(xa);
 }
 
@@ -192,16 +192,16 @@ static enum ss_action kill_hook(const struct ss_call *c, void *arg)
 /* data/f.dat and data/link.dat anew, old bytes and a bad block; scanned. */
 static uint64_t damage(void)
 {
-	vt_must("rm -f " FX_MNT "/data/f.dat " FX_MNT "/data/link.dat");
+	tl_must("rm -f " FX_MNT "/data/f.dat " FX_MNT "/data/link.dat");
 	write_file(FX_MNT "/data/f.dat", OLD_SIZE, OLD_SEED, 1, 0, 0644);
-	vt_must("ln " FX_MNT "/data/f.dat " FX_MNT "/data/link.dat && sync");
+	tl_must("ln " FX_MNT "/data/f.dat " FX_MNT "/data/link.dat && sync");
 	uint64_t ino = fx_ino("data/f.dat");
 	uint64_t block = fx_file_physical("data/f.dat", BAD_OFFSET) / BLOCK;
 
 	fx_umount();
 	fx_add_bad_blocks(&block, 1);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT, mapctl), 1);
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT, mapctl), 1);
 	CHECK_STR(open_paths(), FX_MNT "/data/f.dat|" FX_MNT "/data/link.dat|");
 	return ino;
 }
@@ -221,7 +221,7 @@ static void round_at(enum rs_step step, const char *tree)
 	int restored = restored_actions();
 
 	int rc = ss_run(argv, "/tmp/killed.out", kill_hook, &k);
-	vt_sh("cat /tmp/killed.out");
+	tl_sh("cat /tmp/killed.out");
 	CHECK(k.reached[step] && rc == 128 + SIGKILL, "%s: the kill did not land in the step "
 	      "(exit %d)", rs_step_name[step], rc);
 
@@ -255,10 +255,10 @@ static void round_at(enum rs_step step, const char *tree)
 	CHECK_INT(restored_actions(), restored);
 
 	/* The rerun restores and verifies. */
-	CHECK_INT(vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
+	CHECK_INT(tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
 			" >/tmp/rerun.json; rc=$?; jq -r '.paths[] | .path + \" \" + .outcome' "
 			"/tmp/rerun.json; exit $rc", mapctl), 0);
-	CHECK_STR(vt_out("jq -r '[.paths[] | .outcome] | join(\",\")' /tmp/rerun.json"),
+	CHECK_STR(tl_out("jq -r '[.paths[] | .outcome] | join(\",\")' /tmp/rerun.json"),
 		  "restored,restored");
 	check_same_as_mirror("data/f.dat");
 	check_same_as_mirror("data/link.dat");
@@ -280,23 +280,23 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	fx_setup(dev, vt_features());
-	vt_must("mkdir -p " FX_MNT "/data " FX_MNT "/other && echo keep > " FX_MNT
+	tl_must("mkdir -p " FX_MNT "/data " FX_MNT "/other && echo keep > " FX_MNT
 		"/other/keep.txt");
-	vt_mkfs_mount(mirror_dev, vt_features(), MIRROR);
-	vt_must("mkdir -p " MIRROR "/data");
+	tl_mkfs_mount(mirror_dev, vt_features(), MIRROR);
+	tl_must("mkdir -p " MIRROR "/data");
 	write_file(MIRROR "/data/f.dat", MIRROR_SIZE, MIRROR_SEED, N_MIRROR_XATTRS, 1001, 0640);
-	vt_must("ln " MIRROR "/data/f.dat " MIRROR "/data/link.dat && sync");
+	tl_must("ln " MIRROR "/data/f.dat " MIRROR "/data/link.dat && sync");
 
-	vt_must("touch " FX_MNT "/data/f.dat " FX_MNT "/data/link.dat");
+	tl_must("touch " FX_MNT "/data/f.dat " FX_MNT "/data/link.dat");
 	char *tree = names();
-	vt_must("rm " FX_MNT "/data/f.dat " FX_MNT "/data/link.dat");
+	tl_must("rm " FX_MNT "/data/f.dat " FX_MNT "/data/link.dat");
 
 	for (enum rs_step step = RS_COPY; step < RS_NR; step++)
 		round_at(step, tree);
 	free(tree);
 
-	CHECK_STR(vt_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
-	vt_sh("umount " MIRROR);
+	CHECK_STR(tl_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
+	tl_sh("umount " MIRROR);
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

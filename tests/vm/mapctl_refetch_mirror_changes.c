@@ -130,12 +130,12 @@ static enum ss_action change_hook(const struct ss_call *c, void *arg)
 
 static const char *open_paths(void)
 {
-	return vt_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'", mapctl);
+	return tl_out("%s --db " DB " files -0 " FX_MNT " | sort -u -z | tr '\\0' '|'", mapctl);
 }
 
 static char *field(const char *rel, const char *what)
 {
-	return strdup(vt_out("jq -r --arg p '" FX_MNT "/%s' '.paths[] | select(.path == $p) | "
+	return strdup(tl_out("jq -r --arg p '" FX_MNT "/%s' '.paths[] | select(.path == $p) | "
 			     ".%s // \"\"' /tmp/changes.json", rel, what));
 }
 
@@ -154,32 +154,32 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	fx_setup(dev, vt_features());
-	vt_mkfs_mount(mirror_dev, vt_features(), MIRROR);
+	tl_mkfs_mount(mirror_dev, vt_features(), MIRROR);
 	for (int i = 0; i < NFILES; i++) {
 		snprintf(rel[i], sizeof(rel[i]), "%s/f.dat", dirs[i]);
 		snprintf(paths[i][0], sizeof(paths[i][0]), FX_MNT "/%s", dirs[i]);
 		snprintf(paths[i][1], sizeof(paths[i][1]), FX_MNT "/%s", rel[i]);
 		snprintf(paths[i][2], sizeof(paths[i][2]), MIRROR "/%s", rel[i]);
-		vt_must("mkdir -p %s " MIRROR "/%s", paths[i][0], dirs[i]);
+		tl_must("mkdir -p %s " MIRROR "/%s", paths[i][0], dirs[i]);
 		write_file(paths[i][1], OLD_SEED);
 		write_file(paths[i][2], MIRROR_SEED);
 		ch.w[i] = (struct rs_watch){ .dir = paths[i][0], .target = paths[i][1],
 					     .mirror = paths[i][2], .db = DB };
 		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s|", paths[i][1]);
 	}
-	vt_must("sync");
-	vt_must("cp " MIRROR "/c/f.dat /tmp/c-before.dat");
+	tl_must("sync");
+	tl_must("cp " MIRROR "/c/f.dat /tmp/c-before.dat");
 	for (int i = 0; i < NFILES; i++)
 		blocks[i] = fx_file_physical(rel[i], BAD_OFFSET) / BLOCK;
 	fx_umount();
 	fx_add_bad_blocks(blocks, NFILES);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT, mapctl), 1);
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT, mapctl), 1);
 	CHECK_STR(open_paths(), want);
 
 	/* ---- one run, the mirror changing under each file's restore ---- */
 	int rc = ss_run(args, "/tmp/changes.json", change_hook, &ch);
-	vt_sh("jq -M . /tmp/changes.json");
+	tl_sh("jq -M . /tmp/changes.json");
 	CHECK_INT(rc, 1);
 	for (int i = 0; i < NFILES; i++) {
 		char *outcome = field(rel[i], "outcome"), *detail = field(rel[i], "detail");
@@ -193,16 +193,16 @@ int main(int argc, char **argv)
 	}
 	check_unchanged("a/f.dat");
 	check_unchanged("b/f.dat");
-	CHECK(vt_sh("cmp " FX_MNT "/c/f.dat /tmp/c-before.dat") == 0,
+	CHECK(tl_sh("cmp " FX_MNT "/c/f.dat /tmp/c-before.dat") == 0,
 	      "c/f.dat: not the mirror's bytes from before the change");
 	CHECK_STR(open_paths(), want);
-	CHECK_STR(vt_out("sqlite3 " DB " \"select count(*) from actions where action = 'refetch' "
+	CHECK_STR(tl_out("sqlite3 " DB " \"select count(*) from actions where action = 'refetch' "
 			 "and outcome = 'restored'\""), "0");
-	CHECK_STR(vt_out("cd " FX_MNT " && find . -print | LC_ALL=C sort | paste -sd ' '"),
+	CHECK_STR(tl_out("cd " FX_MNT " && find . -print | LC_ALL=C sort | paste -sd ' '"),
 		  ". ./a ./a/f.dat ./b ./b/f.dat ./c ./c/f.dat");
 
 	/* ---- the mirror quiet: a rerun restores ---- */
-	CHECK_INT(vt_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
+	CHECK_INT(tl_sh("%s --db " DB " refetch --json " FX_MNT " --from " MIRROR
 			" >/tmp/changes.json; rc=$?; jq -r '.paths[] | .path + \" \" + .outcome' "
 			"/tmp/changes.json; exit $rc", mapctl), 0);
 	for (int i = 0; i < NFILES; i++) {
@@ -210,13 +210,13 @@ int main(int argc, char **argv)
 
 		CHECK_STR(outcome, "restored");
 		free(outcome);
-		CHECK(vt_sh("cmp %s %s", paths[i][1], paths[i][2]) == 0, "%s: not the mirror's",
+		CHECK(tl_sh("cmp %s %s", paths[i][1], paths[i][2]) == 0, "%s: not the mirror's",
 		      rel[i]);
 	}
 	CHECK_STR(open_paths(), "");
 
-	CHECK_STR(vt_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
-	vt_sh("umount " MIRROR);
+	CHECK_STR(tl_out("sqlite3 " DB " 'pragma integrity_check'"), "ok");
+	tl_sh("umount " MIRROR);
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

@@ -26,16 +26,16 @@ static const char *mapctl;
 
 static const char *sql(const char *query)
 {
-	return vt_out("sqlite3 " DB " \"%s\"", query);
+	return tl_out("sqlite3 " DB " \"%s\"", query);
 }
 
 static void break_state_changes(bool on)
 {
 	if (on)
-		vt_must("sqlite3 " DB " \"CREATE TRIGGER no_state AFTER UPDATE OF state ON findings "
+		tl_must("sqlite3 " DB " \"CREATE TRIGGER no_state AFTER UPDATE OF state ON findings "
 			"BEGIN SELECT RAISE(ABORT, 'injected failure'); END\"");
 	else
-		vt_must("sqlite3 " DB " 'DROP TRIGGER no_state'");
+		tl_must("sqlite3 " DB " 'DROP TRIGGER no_state'");
 }
 
 int main(int argc, char **argv)
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	fx_setup(dev, vt_features());
-	vt_must("mkdir -p " FX_MNT "/data && head -c 262144 /dev/urandom > " FX_MNT
+	tl_must("mkdir -p " FX_MNT "/data && head -c 262144 /dev/urandom > " FX_MNT
 		"/data/victim.bin && sync && rm -rf " MIRROR " && cp -a " FX_MNT " " MIRROR);
 
 	/* Damage a file's data and the inode btree root of AG 1 (AG 0's sits
@@ -58,14 +58,14 @@ int main(int argc, char **argv)
 	fx_umount();
 	fx_add_bad_blocks(blocks, 2);
 	fx_mount();
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT, mapctl), 1);
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT, mapctl), 1);
 	CHECK_STR(sql("SELECT count(*) FROM findings WHERE kind = 'file' AND state = 'open'"), "1");
 	CHECK(atoi(sql("SELECT count(*) FROM findings WHERE kind = 'inode-btrees' AND state = 'open'")) >=
 	      1, "the inode btree is found");
 
 	/* ---- refetch while state changes fail ---- */
 	break_state_changes(true);
-	out = vt_out("%s --db " DB " refetch " FX_MNT " --from " MIRROR " 2>&1; echo \"exit $?\"",
+	out = tl_out("%s --db " DB " refetch " FX_MNT " --from " MIRROR " 2>&1; echo \"exit $?\"",
 		     mapctl);
 	CHECK(strstr(out, "exit 2"), "refetch with a failing database: %s", out);
 	CHECK(strstr(out, "could not be recorded"), "says so: %s", out);
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 	CHECK_STR(sql("SELECT state FROM findings WHERE kind = 'file'"), "open");
 
 	/* ---- repair while state changes fail ---- */
-	out = vt_out("%s --db " DB " repair --yes " FX_MNT " 2>&1; echo \"exit $?\"", mapctl);
+	out = tl_out("%s --db " DB " repair --yes " FX_MNT " 2>&1; echo \"exit $?\"", mapctl);
 	CHECK(strstr(out, "exit 2"), "repair with a failing database: %s", out);
 	CHECK(strstr(out, "could not be recorded"), "says so: %s", out);
 	CHECK_STR(sql("SELECT count(*) FROM actions WHERE action = 'repair' AND "
@@ -83,15 +83,15 @@ int main(int argc, char **argv)
 
 	/* ---- the database works again: both are recorded together ---- */
 	break_state_changes(false);
-	CHECK_INT(vt_sh("%s --db " DB " refetch " FX_MNT " --from " MIRROR, mapctl), 1);
+	CHECK_INT(tl_sh("%s --db " DB " refetch " FX_MNT " --from " MIRROR, mapctl), 1);
 	CHECK_STR(sql("SELECT state FROM findings WHERE kind = 'file'"), "refetched");
 	CHECK_STR(sql("SELECT outcome FROM actions WHERE action = 'refetch'"), "restored");
-	CHECK_INT(vt_sh("%s --db " DB " repair --yes " FX_MNT, mapctl), 0);
+	CHECK_INT(tl_sh("%s --db " DB " repair --yes " FX_MNT, mapctl), 0);
 	CHECK_STR(sql("SELECT count(*) FROM findings WHERE kind = 'inode-btrees' AND state = 'open'"),
 		  "0");
 	CHECK(atoi(sql("SELECT count(*) FROM actions WHERE action = 'repair' AND "
 		       "finding_id IS NOT NULL")) >= 1, "repair recorded");
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT, mapctl), 0);
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT, mapctl), 0);
 
 	fx_teardown();
 	CHECK_INT(vt_kernel_log_problems(), 0);

@@ -113,7 +113,7 @@ static void print_stats(const char *what, const struct map_resolve_stats *st)
 static void drop_dentries(void)
 {
 	sync();
-	REQUIRE(vt_sh("echo 2 > /proc/sys/vm/drop_caches") == 0, "drop_caches");
+	REQUIRE(tl_sh("echo 2 > /proc/sys/vm/drop_caches") == 0, "drop_caches");
 }
 
 /* Names of readable inodes: from parent pointers alone on the modern profile,
@@ -336,7 +336,7 @@ int main(int argc, char **argv)
 	}
 	/* mapctl locate says where the names came from */
 	drop_dentries();
-	const char *loc = vt_out("%s locate " FX_MNT " --byte %llu", mapctl,
+	const char *loc = tl_out("%s locate " FX_MNT " --byte %llu", mapctl,
 				 (unsigned long long)blocks[0] * 4096);
 	CHECK(!!strstr(loc, "parent pointers unreadable") == vt_modern(), "locate says: %s", loc);
 	CHECK(strstr(loc, "damaged/attrs.dat") != NULL, "locate names the file: %s", loc);
@@ -347,8 +347,8 @@ int main(int argc, char **argv)
 	map_fs_close(fs);
 
 	/* ---- a whole scan is not blinded by the damage ---- */
-	CHECK_INT(vt_sh("%s --db " DB " scan " FX_MNT, mapctl), 1);
-	const char *files = vt_out("%s --db " DB " files -0 " FX_MNT " | tr '\\0' '\\n' | sort | "
+	CHECK_INT(tl_sh("%s --db " DB " scan " FX_MNT, mapctl), 1);
+	const char *files = tl_out("%s --db " DB " files -0 " FX_MNT " | tr '\\0' '\\n' | sort | "
 				   "tr '\\n' '|'", mapctl);
 	CHECK_STR(files, FX_MNT "/damaged/attrs.dat|" FX_MNT "/damaged/bigdir|"
 		  FX_MNT "/damaged/plain.dat|");

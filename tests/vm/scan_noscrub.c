@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	fx_setup(dev, vt_features());
-	vt_must("mkdir -p " FX_MNT "/data && head -c 262144 /dev/urandom > " FX_MNT
+	tl_must("mkdir -p " FX_MNT "/data && head -c 262144 /dev/urandom > " FX_MNT
 		"/data/victim.bin && head -c 65536 /dev/urandom > " FX_MNT "/data/other.bin && "
 		"sync");
 
@@ -58,19 +58,19 @@ int main(int argc, char **argv)
 	map_fs_close(fs);
 
 	/* A clean filesystem: exit 0, one message, media verified. */
-	const char *out = vt_out("%s --db " DB " scan " FX_MNT " 2>&1; echo \"exit $?\"", mapctl);
+	const char *out = tl_out("%s --db " DB " scan " FX_MNT " 2>&1; echo \"exit $?\"", mapctl);
 	CHECK(strstr(out, "exit 0"), "clean scan: %s", out);
 	CHECK(strstr(out, "metadata not checked: the kernel has no XFS online scrub"),
 	      "says why: %s", out);
 	CHECK(strstr(out, " verified in "), "media verified: %s", out);
-	CHECK_STR(vt_out("sqlite3 " DB " 'SELECT count(*) FROM findings'"), "0");
-	CHECK_STR(vt_out("%s --db " DB " scan --json " FX_MNT " | jq -c '.scans[0] | "
+	CHECK_STR(tl_out("sqlite3 " DB " 'SELECT count(*) FROM findings'"), "0");
+	CHECK_STR(tl_out("%s --db " DB " scan --json " FX_MNT " | jq -c '.scans[0] | "
 			 "[.state, .metadata_checked, .open_findings, .bytes_verified > 0]'",
 			 mapctl), "[\"complete\",false,0,true]");
-	CHECK_INT(vt_sh("%s --db " DB " status " FX_MNT, mapctl), 0);
+	CHECK_INT(tl_sh("%s --db " DB " status " FX_MNT, mapctl), 0);
 
 	/* Only metadata was asked for, and it cannot be checked. */
-	out = vt_out("%s --db " DB " scan --metadata " FX_MNT " 2>&1; echo \"exit $?\"", mapctl);
+	out = tl_out("%s --db " DB " scan --metadata " FX_MNT " 2>&1; echo \"exit $?\"", mapctl);
 	CHECK(strstr(out, "exit 2"), "metadata-only scan: %s", out);
 	CHECK(strstr(out, "no XFS online scrub"), "says why: %s", out);
 
@@ -79,12 +79,12 @@ int main(int argc, char **argv)
 	fx_umount();
 	fx_add_bad_blocks(&block, 1);
 	fx_mount();
-	out = vt_out("%s --db " DB " scan " FX_MNT " 2>&1; echo \"exit $?\"", mapctl);
+	out = tl_out("%s --db " DB " scan " FX_MNT " 2>&1; echo \"exit $?\"", mapctl);
 	CHECK(strstr(out, "exit 1"), "damaged scan: %s", out);
 	CHECK(strstr(out, "data/victim.bin"), "names the file: %s", out);
-	CHECK_STR(vt_out("%s --db " DB " files -0 " FX_MNT " | tr '\\0' '|'", mapctl),
+	CHECK_STR(tl_out("%s --db " DB " files -0 " FX_MNT " | tr '\\0' '|'", mapctl),
 		  FX_MNT "/data/victim.bin|");
-	CHECK_STR(vt_out("sqlite3 " DB " \"SELECT count(*) FROM findings WHERE source != 'media'\""),
+	CHECK_STR(tl_out("sqlite3 " DB " \"SELECT count(*) FROM findings WHERE source != 'media'\""),
 		  "0");
 
 	fx_teardown();

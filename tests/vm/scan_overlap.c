@@ -52,7 +52,7 @@ static const char *mapctl;
 static const char *sql(const char *query)
 {
 	/* The scan writes while we read: wait for its lock. */
-	return vt_out("sqlite3 -cmd '.timeout 5000' " DB " \"%s\" 2>/dev/null", query);
+	return tl_out("sqlite3 -cmd '.timeout 5000' " DB " \"%s\" 2>/dev/null", query);
 }
 
 /* Empty files are enough: each is an inode for every scrub type to check. */
@@ -106,12 +106,12 @@ int main(int argc, char **argv)
 	fx_setup(dev, vt_features());
 	/* The big files first: low in AG 0, where the media pass begins. */
 	for (int i = 1; i <= 3; i++)
-		vt_must("xfs_io -f -c 'pwrite -q -S 0x%02x -b 4m 0 %llum' %s/big%d", 0x40 + i, FILE_MB,
+		tl_must("xfs_io -f -c 'pwrite -q -S 0x%02x -b 4m 0 %llum' %s/big%d", 0x40 + i, FILE_MB,
 			FX_MNT, i);
-	vt_must("mkdir %s/many", FX_MNT);
+	tl_must("mkdir %s/many", FX_MNT);
 	double t = tl_mono();
 	make_small_files();
-	vt_must("sync");
+	tl_must("sync");
 	printf("%d small files in %.1f s\n", NDIRS * PER_DIR, tl_mono() - t);
 
 	uint64_t bad[2] = { fx_file_physical("big1", 1 * MiB),
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 	kill(pid, SIGINT);
 	int status = 0;
 	REQUIRE(waitpid(pid, &status, 0) == pid, "waitpid");
-	vt_sh("cat /tmp/overlap-scan1.log");
+	tl_sh("cat /tmp/overlap-scan1.log");
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 2, "interrupted scan exits 2 (status %d)",
 	      status);
 	long long scan_id = row.id;
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 	uint64_t stopped_at = row.position;
 
 	/* ---- 4. resume ---- */
-	const char *out = vt_out("%s --db " DB " scan --json " FX_MNT "; echo \"exit $?\"", mapctl);
+	const char *out = tl_out("%s --db " DB " scan --json " FX_MNT "; echo \"exit $?\"", mapctl);
 	printf("%s\n", out);
 	CHECK(strstr(out, "exit 1"), "the resumed scan finds damage: %s", out);
 	CHECK(strstr(out, "\"resumed\":true") || strstr(out, "\"resumed\": true"),

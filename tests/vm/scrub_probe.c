@@ -30,20 +30,20 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 
-	vt_mkfs_mount(dev, vt_features(), mnt);
+	tl_mkfs_mount(dev, vt_features(), mnt);
 	CHECK_INT(probe(mnt, 0), 0);
 	CHECK_INT(probe(mnt, XFS_SCRUB_IFLAG_REPAIR), 0);
 
-	vt_must("mount -o remount,ro %s", mnt);
+	tl_must("mount -o remount,ro %s", mnt);
 	CHECK_INT(probe(mnt, 0), 0);
 	CHECK_INT(probe(mnt, XFS_SCRUB_IFLAG_REPAIR), -EROFS);
-	vt_must("umount %s", mnt);
+	tl_must("umount %s", mnt);
 
 	/* V4 filesystems can be scrubbed but never repaired online. */
-	vt_mkfs_mount(dev, "-m crc=0", mnt);
+	tl_mkfs_mount(dev, "-m crc=0", mnt);
 	CHECK_INT(probe(mnt, 0), 0);
 	CHECK_INT(probe(mnt, XFS_SCRUB_IFLAG_REPAIR), -EOPNOTSUPP);
-	vt_must("umount %s", mnt);
+	tl_must("umount %s", mnt);
 
 	CHECK_INT(vt_kernel_log_problems(), 0);
 	return check_done();

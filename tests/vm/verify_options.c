@@ -138,13 +138,13 @@ static struct map_verify_stats verify_without_aio(struct map_fs *fs,
 	f = fopen("/proc/sys/fs/aio-max-nr", "r");
 	REQUIRE(f && fscanf(f, "%ld", &old_max) == 1, "read aio-max-nr");
 	fclose(f);
-	vt_must("echo 0 > /proc/sys/fs/aio-max-nr");
+	tl_must("echo 0 > /proc/sys/fs/aio-max-nr");
 	fd = open_direct(fs, &buf, 4096);
 	CHECK_INT(map_read_parts(fd, buf, &part, 1, &err), -EAGAIN);
 	close(fd);
 	free(buf);
 	struct map_verify_stats st = verify(fs, all, w, 4 * MiB, 0, 0);
-	vt_must("echo %ld > /proc/sys/fs/aio-max-nr", old_max);
+	tl_must("echo %ld > /proc/sys/fs/aio-max-nr", old_max);
 	return st;
 }
 
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&w.lock, NULL);
 	w.main_thread = pthread_self();
 	fx_setup(dev, vt_features());
-	vt_must("head -c 200M /dev/urandom > " FX_MNT "/data && sync");
+	tl_must("head -c 200M /dev/urandom > " FX_MNT "/data && sync");
 
 	/* Three bad blocks in a row 1 MiB into the file and a lone one 1 MiB
 	 * later: one 4 MiB read holds both. */
@@ -256,9 +256,9 @@ int main(int argc, char **argv)
 	 * so it reads a preallocated extent too: a bad block there is not
 	 * damage and must not be reported, while the written file's bad ranges
 	 * are, exactly, in both modes. */
-	vt_must("xfs_io -f -c 'falloc 0 4m' " FX_MNT "/prealloc && sync");
+	tl_must("xfs_io -f -c 'falloc 0 4m' " FX_MNT "/prealloc && sync");
 	uint64_t pre = fx_file_physical("prealloc", 2 * MiB);
-	vt_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(pre / 4096));
+	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(pre / 4096));
 	struct map_range_list now = { 0 };
 	uint64_t failed[2] = { 0, 0 };
 	REQUIRE(map_written_ranges(fs, &now) == 0, "map_written_ranges");
@@ -290,16 +290,16 @@ int main(int argc, char **argv)
 	CHECK(failed[0] > failed[1], "failed reads: %llu allocated, %llu written only",
 	      (unsigned long long)failed[0], (unsigned long long)failed[1]);
 	map_range_free(&now);
-	vt_must("dmsetup message dust 0 removebadblock %llu", (unsigned long long)(pre / 4096));
+	tl_must("dmsetup message dust 0 removebadblock %llu", (unsigned long long)(pre / 4096));
 
 	/* An open but unlinked file: its bad block is found and mapped, and it is
 	 * reported as unlinked (no name left), not as a name we failed to find. */
-	vt_must("head -c 65536 /dev/urandom > " FX_MNT "/ghost && sync");
+	tl_must("head -c 65536 /dev/urandom > " FX_MNT "/ghost && sync");
 	int fd = open(FX_MNT "/ghost", O_RDONLY);
 	REQUIRE(fd >= 0, "open ghost");
 	uint64_t ghost_ino = fx_ino("ghost");
 	uint64_t ghost = fx_file_physical("ghost", 16384);
-	vt_must("rm " FX_MNT "/ghost && dmsetup message dust 0 addbadblock %llu",
+	tl_must("rm " FX_MNT "/ghost && dmsetup message dust 0 addbadblock %llu",
 		(unsigned long long)(ghost / 4096));
 	struct map_owner_list owners = { 0 };
 	struct map_paths *paths = NULL;

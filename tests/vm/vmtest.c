@@ -3,13 +3,10 @@
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "vmtest.h"
@@ -133,68 +130,6 @@ void vt_require_vm(void)
 	vt_check_profile();
 }
 
-static int vt_vsh(const char *fmt, va_list ap)
-{
-	char *cmd;
-
-	if (vasprintf(&cmd, fmt, ap) < 0)
-		return -1;
-	printf("+ %s\n", cmd);
-	fflush(stdout);
-	int st = system(cmd);
-	free(cmd);
-	if (st == -1 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
-int vt_sh(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	int rc = vt_vsh(fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-void vt_must(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	int rc = vt_vsh(fmt, ap);
-	va_end(ap);
-	if (rc != 0) {
-		fprintf(stderr, "FAIL: the command above exited %d; stopping this test\n", rc);
-		exit(1);
-	}
-}
-
-const char *vt_out(const char *fmt, ...)
-{
-	static char buf[65536];
-	char *cmd;
-	va_list ap;
-
-	va_start(ap, fmt);
-	int n = vasprintf(&cmd, fmt, ap);
-	va_end(ap);
-	buf[0] = '\0';
-	if (n < 0)
-		return buf;
-	FILE *p = popen(cmd, "r");
-	free(cmd);
-	if (!p)
-		return buf;
-	size_t len = fread(buf, 1, sizeof(buf) - 1, p);
-	buf[len] = '\0';
-	pclose(p);
-	while (len > 0 && buf[len - 1] == '\n')
-		buf[--len] = '\0';
-	return buf;
-}
-
 int vt_debug_locks(void)
 {
 	FILE *f = fopen("/proc/lockdep_stats", "r");
@@ -256,8 +191,3 @@ int vt_kernel_log_problems(void)
 	return problems;
 }
 
-void vt_mkfs_mount(const char *dev, const char *mkfs_opts, const char *mnt)
-{
-	vt_must("mkfs.xfs -q -f %s %s", mkfs_opts, dev);
-	vt_must("mkdir -p %s && mount %s %s", mnt, dev, mnt);
-}

@@ -29,12 +29,6 @@ const char *vt_features(void);		/* mkfs.xfs feature options of the profile */
 /* Stop with a failure unless we run inside a vm/run guest as root, with the
  * xfsprogs that MAPPER_PROFILE asks for first in PATH. */
 void vt_require_vm(void);
-/* Run a shell command (echoed with "+ "); returns its exit status, or -1. */
-int vt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Like vt_sh(), but a nonzero status stops the test. */
-void vt_must(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Output of a shell command (trailing newline removed) in a static buffer. */
-const char *vt_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Number of kernel log lines with BUG, WARNING, lockdep, KASAN or UBSAN
  * reports since boot; each one is printed.  On a kernel with lockdep,
  * debug_locks 0 (lockdep turned itself off) counts as one more. */
@@ -48,7 +42,5 @@ int vt_debug_locks(void);
 int vt_file_extent(const char *path, uint64_t offset, uint64_t *physical, uint32_t *flags);
 /* The same device byte; anything but an answer stops the test. */
 uint64_t vt_file_physical(const char *path, uint64_t offset);
-/* mkfs.xfs -f with the given options on dev and mount it at mnt (created). */
-void vt_mkfs_mount(const char *dev, const char *mkfs_opts, const char *mnt);
 
 #endif
