@@ -120,19 +120,6 @@ static double percentile(const double *sorted, size_t n, double p)
 	return sorted[i < n ? i : n - 1];
 }
 
-static int read_at(const char *path, uint64_t offset)
-{
-	char buf[BLOCK];
-
-	tl_evict(path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	REQUIRE(fd >= 0, "%s: %s", path, strerror(errno));
-	ssize_t got = pread(fd, buf, sizeof(buf), (off_t)offset);
-	int err = got < 0 ? errno : 0;
-	close(fd);
-	return err;
-}
-
 int main(int argc, char **argv)
 {
 	int arg = mdt_args(argc, argv);
@@ -187,7 +174,7 @@ int main(int argc, char **argv)
 		REQUIRE(t.physical, "%s: no device block at %" PRIu64, t.path, t.offset);
 		tl_must("dmsetup message %s 0 addbadblock %" PRIu64 " >/dev/null", dust,
 			t.physical / BLOCK);
-		int err = read_at(t.path, t.offset);
+		int err = tl_read_block(t.path, t.offset);
 		double t0 = tl_mono(), s = -1;
 
 		if (err != EIO) {

@@ -20,7 +20,6 @@
  */
 #include <stdarg.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,20 +53,6 @@ static struct sf_result *run(const char *fmt, ...)
 }
 
 /* The exit status of a shell command line. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /* The first line jq -r prints for @filter on @file. */
 static const char *jq(const char *file, const char *filter)
 {
@@ -177,8 +162,8 @@ static int schema_check(const char *name, const char *command, const char *args,
 	CHECK(r->rc == 0 || r->rc == 1, "mapctl %s: %d %s", args, r->rc, r->err);
 	FILE *out = fopen(file, "w");
 	REQUIRE(out && fputs(r->out, out) >= 0 && fclose(out) == 0, "writing %s", file);
-	return sh("sh %s %s %s '%s' %s >&2", schema, strict ? "--strict" : "", manpage, command,
-		  file);
+	return tl_sh("sh %s %s %s '%s' %s >&2", schema, strict ? "--strict" : "", manpage, command,
+		     file);
 }
 
 static void test_schema(void)
@@ -203,26 +188,26 @@ static void test_schema_can_fail(void)
 	snprintf(bad, sizeof(bad), "%s/bad.json", dir);
 	snprintf(page, sizeof(page), "%s/page.7", dir);
 	/* a member the page does not list */
-	sh("jq -c '.findings[0].extra = 1' %s > %s", good, bad);
-	CHECK(sh("sh %s %s 'mapctl files' %s >/dev/null", schema, manpage, bad) != 0,
+	tl_sh("jq -c '.findings[0].extra = 1' %s > %s", good, bad);
+	CHECK(tl_sh("sh %s %s 'mapctl files' %s >/dev/null", schema, manpage, bad) != 0,
 	      "an undocumented member passes");
 	/* one it lists, missing */
-	sh("jq -c 'del(.findings[].fs_uuid)' %s > %s", good, bad);
-	CHECK(sh("sh %s --strict %s 'mapctl files' %s >/dev/null", schema, manpage, bad) != 0,
+	tl_sh("jq -c 'del(.findings[].fs_uuid)' %s > %s", good, bad);
+	CHECK(tl_sh("sh %s --strict %s 'mapctl files' %s >/dev/null", schema, manpage, bad) != 0,
 	      "a missing member passes");
 	/* a type other than the listed one: 0 for an absent inode */
-	sh("jq -c '.findings[0].fork = 0' %s > %s", good, bad);
-	CHECK(sh("sh %s %s 'mapctl files' %s >/dev/null", schema, manpage, bad) != 0,
+	tl_sh("jq -c '.findings[0].fork = 0' %s > %s", good, bad);
+	CHECK(tl_sh("sh %s %s 'mapctl files' %s >/dev/null", schema, manpage, bad) != 0,
 	      "a number where the page says string or null passes");
 	/* another command's version */
-	sh("jq -c '.output_version.command = \"mapctl status\"' %s > %s", good, bad);
-	CHECK(sh("sh %s %s 'mapctl files' %s >/dev/null", schema, manpage, bad) != 0,
+	tl_sh("jq -c '.output_version.command = \"mapctl status\"' %s > %s", good, bad);
+	CHECK(tl_sh("sh %s %s 'mapctl files' %s >/dev/null", schema, manpage, bad) != 0,
 	      "the wrong output_version passes");
 	/* the page without the line of a member the output has */
-	sh("grep -v '^\\.BR last_seen_time ' %s > %s", manpage, page);
-	CHECK(sh("sh %s %s 'mapctl files' %s >/dev/null", schema, page, good) != 0,
+	tl_sh("grep -v '^\\.BR last_seen_time ' %s > %s", manpage, page);
+	CHECK(tl_sh("sh %s %s 'mapctl files' %s >/dev/null", schema, page, good) != 0,
 	      "a member the page lost passes");
-	CHECK_INT(sh("sh %s %s 'mapctl files' %s", schema, manpage, good), 0);
+	CHECK_INT(tl_sh("sh %s %s 'mapctl files' %s", schema, manpage, good), 0);
 }
 
 static void test_values(void)
@@ -314,8 +299,8 @@ static void test_daemon(void)
 	snprintf(pidf, sizeof(pidf), "%s/d.pid", dir);
 	f = fopen(conf, "w");
 	REQUIRE(f && fputs("fanotify = no\nkmsg = no\n", f) >= 0 && fclose(f) == 0, "%s", conf);
-	REQUIRE(sh("%s --config %s --db %s/d.db --socket %s >%s 2>&1 & echo $! > %s", mapperd,
-		   conf, dir, sock, log, pidf) == 0, "starting mapperd");
+	REQUIRE(tl_sh("%s --config %s --db %s/d.db --socket %s >%s 2>&1 & echo $! > %s", mapperd,
+		      conf, dir, sock, log, pidf) == 0, "starting mapperd");
 	struct stat st;
 	for (int i = 0; i < DAEMON_START_SECS * 10 && stat(sock, &st) != 0; i++)
 		usleep(100000);
@@ -323,7 +308,7 @@ static void test_daemon(void)
 	sf_slurp(log, said, sizeof(said));
 	CHECK(stat(sock, &st) == 0, "mapperd did not open %s: %s", sock, said);
 	if (stat(sock, &st) != 0) {
-		sh("kill $(cat %s)", pidf);
+		tl_sh("kill $(cat %s)", pidf);
 		return;
 	}
 
@@ -336,7 +321,7 @@ static void test_daemon(void)
 	snprintf(file, sizeof(file), "%s/daemon-status.json", dir);
 	CHECK_STR(jq(file, "[.uptime_seconds >= 0, .events.received, (.filesystems | length)] | "
 		     "@json"), "[true,0,0]");
-	sh("kill $(cat %s); cat %s >&2", pidf, log);
+	tl_sh("kill $(cat %s); cat %s >&2", pidf, log);
 }
 
 int main(int argc, char **argv)
