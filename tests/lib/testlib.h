@@ -51,6 +51,11 @@ void tl_cleanup(const char *dir);
 
 /* ---- children (child.c) ---- */
 
+/* Fork a child that runs @child(@arg, @ready): it writes one byte to the
+ * descriptor @ready once it is ready, and ends with _exit, never a return.
+ * Its pid once that byte came, or -1 when it ended without it. */
+pid_t tl_fork_ready(void (*child)(void *arg, int ready), void *arg);
+
 /* Wait up to @secs for child @pid: its exit status (128 + the signal that
  * killed it), or -1 when it is still running. */
 int tl_wait_child(pid_t pid, double secs);
