@@ -96,43 +96,45 @@ static int dust_remove_block(uint64_t blk)
 	return rc;
 }
 
+struct healer {
+	const char *needle;
+	uint64_t blk;
+};
+
+static void heal(void *arg, int ready)
+{
+	const struct healer *h = arg;
+	static char buf[65536];
+	size_t len = 0;
+	int tp = open(TRACE_PIPE, O_RDONLY);
+
+	if (tp < 0 || write(ready, "r", 1) != 1)
+		_exit(2);
+	while (len < sizeof(buf) - 1) {
+		ssize_t n = read(tp, buf + len, sizeof(buf) - 1 - len);
+
+		if (n <= 0)
+			_exit(3);
+		len += (size_t)n;
+		buf[len] = '\0';
+		if (strstr(buf, h->needle)) {
+			int rc = dust_remove_block(h->blk);
+
+			printf("healer: removed dust block %llu (%d) after:\n%s",
+			       (unsigned long long)h->blk, rc, buf);
+			fflush(stdout);
+			_exit(rc == 0 ? 0 : 4);
+		}
+	}
+	_exit(5);
+}
+
 pid_t bb_healer_start(const char *needle, uint64_t blk)
 {
-	int ready[2];
-	pid_t pid;
-	char c;
+	struct healer h = { needle, blk };
+	pid_t pid = tl_fork_ready(heal, &h);
 
-	REQUIRE(pipe(ready) == 0, "pipe: %s", strerror(errno));
-	pid = fork();
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		static char buf[65536];
-		size_t len = 0;
-		int tp = open(TRACE_PIPE, O_RDONLY);
-
-		if (tp < 0 || write(ready[1], "r", 1) != 1)
-			_exit(2);
-		while (len < sizeof(buf) - 1) {
-			ssize_t n = read(tp, buf + len, sizeof(buf) - 1 - len);
-
-			if (n <= 0)
-				_exit(3);
-			len += (size_t)n;
-			buf[len] = '\0';
-			if (strstr(buf, needle)) {
-				int rc = dust_remove_block(blk);
-
-				printf("healer: removed dust block %llu (%d) after:\n%s",
-				       (unsigned long long)blk, rc, buf);
-				fflush(stdout);
-				_exit(rc == 0 ? 0 : 4);
-			}
-		}
-		_exit(5);
-	}
-	close(ready[1]);
-	REQUIRE(read(ready[0], &c, 1) == 1, "the healer could not open " TRACE_PIPE);
-	close(ready[0]);
+	REQUIRE(pid > 0, "the healer could not open " TRACE_PIPE);
 	return pid;
 }
 

@@ -437,11 +437,39 @@ static pid_t hog_pid = -1;
 static char saved_wq_cpumask[64];
 static char saved_fair_server[32];
 
+/* The CPU 1 hog: SCHED_FIFO on CPU 1 for @arg seconds, from ready on. */
+static void hog(void *arg, int ready)
+{
+	unsigned int seconds = *(const unsigned int *)arg;
+	struct sched_param rt = { .sched_priority = 50 };
+	cpu_set_t cpus;
+	struct timespec end, now;
+
+	/*
+	 * No open file of the test may outlive its close() in here:
+	 * the hog's copy would be the last reference, dropped when
+	 * the hold ends, and an inode the test evicts would stay.
+	 */
+	if ((ready > 3 && close_range(3, (unsigned int)ready - 1, 0)) ||
+	    close_range((unsigned int)ready + 1, ~0U, 0))
+		_exit(1);
+	CPU_ZERO(&cpus);
+	CPU_SET(1, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus) || sched_setscheduler(0, SCHED_FIFO, &rt))
+		_exit(1);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += seconds;
+	if (write(ready, "r", 1) != 1)
+		_exit(1);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while (now.tv_sec < end.tv_sec ||
+	       (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	_exit(0);
+}
+
 void kt_hold_unbound_workers(unsigned int seconds)
 {
-	int ready[2];
-	char c;
-
 	REQUIRE(kt_read_str(CPU1_ONLINE)[0] == '1', "the guest has no second CPU online");
 	save_str(saved_wq_cpumask, sizeof(saved_wq_cpumask), WQ_CPUMASK);
 	save_str(saved_rt_runtime, sizeof(saved_rt_runtime), RT_RUNTIME);
@@ -449,39 +477,8 @@ void kt_hold_unbound_workers(unsigned int seconds)
 	kt_write_str(RT_RUNTIME, "-1");
 	kt_write_str(FAIR_SERVER_CPU1, "0");
 	kt_write_str(WQ_CPUMASK, "2");
-	REQUIRE(pipe(ready) == 0, "pipe: %s", strerror(errno));
-	hog_pid = fork();
-	REQUIRE(hog_pid >= 0, "fork: %s", strerror(errno));
-	if (hog_pid == 0) {
-		struct sched_param rt = { .sched_priority = 50 };
-		cpu_set_t cpus;
-		struct timespec end, now;
-
-		/*
-		 * No open file of the test may outlive its close() in here:
-		 * the hog's copy would be the last reference, dropped when
-		 * the hold ends, and an inode the test evicts would stay.
-		 */
-		if ((ready[1] > 3 && close_range(3, ready[1] - 1, 0)) ||
-		    close_range(ready[1] + 1, ~0U, 0))
-			_exit(1);
-		CPU_ZERO(&cpus);
-		CPU_SET(1, &cpus);
-		if (sched_setaffinity(0, sizeof(cpus), &cpus) || sched_setscheduler(0, SCHED_FIFO, &rt))
-			_exit(1);
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += seconds;
-		if (write(ready[1], "r", 1) != 1)
-			_exit(1);
-		do
-			clock_gettime(CLOCK_MONOTONIC, &now);
-		while (now.tv_sec < end.tv_sec ||
-		       (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
-		_exit(0);
-	}
-	close(ready[1]);
-	REQUIRE(read(ready[0], &c, 1) == 1, "the CPU 1 hog did not start");
-	close(ready[0]);
+	hog_pid = tl_fork_ready(hog, &seconds);
+	REQUIRE(hog_pid > 0, "the CPU 1 hog did not start");
 }
 
 void kt_release_unbound_workers(void)

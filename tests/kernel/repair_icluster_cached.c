@@ -44,25 +44,20 @@
 
 static struct ic_fs fs;
 
+static void stay_in(void *dir, int ready)
+{
+	if (chdir(dir) != 0 || write(ready, "r", 1) != 1)
+		_exit(1);
+	for (;;)
+		pause();
+}
+
 /* A child whose working directory is @dir; returns its pid. */
 static pid_t pin_cwd(const char *dir)
 {
-	int ready[2];
-	pid_t pid;
-	char c;
+	pid_t pid = tl_fork_ready(stay_in, (void *)dir);
 
-	REQUIRE(pipe(ready) == 0, "pipe: %s", strerror(errno));
-	pid = fork();
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		if (chdir(dir) != 0 || write(ready[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(ready[1]);
-	REQUIRE(read(ready[0], &c, 1) == 1, "the child could not enter %s", dir);
-	close(ready[0]);
+	REQUIRE(pid > 0, "the child could not enter %s", dir);
 	return pid;
 }
 

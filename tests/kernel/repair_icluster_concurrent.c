@@ -211,6 +211,18 @@ static void load_main(struct load_log *log, int round, int ready)
 	_exit(0);
 }
 
+struct load_arg {
+	struct load_log *log;
+	int round;
+};
+
+static void run_load(void *arg, int ready)
+{
+	const struct load_arg *a = arg;
+
+	load_main(a->log, a->round, ready);
+}
+
 /* Timestamp of the first trace line of @event containing @needle, or -1. */
 static double trace_time(const char *trace, const char *event, const char *needle)
 {
@@ -247,12 +259,12 @@ static void round_under_load(int round, struct load_log *log)
 	struct ic_file *t = &fs.f[TARGET_FILE];
 	double t_first, t_last;
 	unsigned int inside = 0, inside_ag = 0, done_before;
-	int ready[2], status = -1, rc;
+	struct load_arg load = { log, round };
+	int status = -1, rc;
 	uint32_t oflags;
 	struct stat st;
 	char *trace;
 	pid_t pid;
-	char c;
 
 	printf("=== round %d\n", round);
 	tl_umount(BB_MNT);
@@ -264,17 +276,8 @@ static void round_under_load(int round, struct load_log *log)
 	CHECK_INT(ic_stat(t->path, &st), -EIO);
 
 	memset(log, 0, sizeof(*log));
-	REQUIRE(pipe(ready) == 0, "pipe: %s", strerror(errno));
-	pid = fork();
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(ready[0]);
-		load_main(log, round, ready[1]);
-	}
-	close(ready[1]);
-	REQUIRE(read(ready[0], &c, 1) == 1, "the load stopped before its first iteration: %s",
-		log->first_error);
-	close(ready[0]);
+	pid = tl_fork_ready(run_load, &load);
+	REQUIRE(pid > 0, "the load stopped before its first iteration: %s", log->first_error);
 
 	CHECK_INT(bb_trace_start(events, sizeof(events) / sizeof(events[0])), 0);
 	done_before = log->creates;
@@ -393,56 +396,57 @@ static int rebuild_log_lines(void)
 			   "|| true", fs.cluster_daddr, IC_INODES_PER_BLOCK));
 }
 
+struct writer {
+	int fd;
+	char needle[64];
+};
+
+static void write_when_traced(void *arg, int ready)
+{
+	const struct writer *w = arg;
+	static char buf[1 << 20];
+	size_t len = 0, line = 0;
+	int tp = open("/sys/kernel/tracing/trace_pipe", O_RDONLY);
+
+	if (tp < 0 || write(ready, "r", 1) != 1)
+		_exit(2);
+	while (len < sizeof(buf) - 1) {
+		ssize_t n = read(tp, buf + len, sizeof(buf) - 1 - len);
+		char *end;
+
+		if (n <= 0)
+			_exit(3);
+		len += (size_t)n;
+		buf[len] = '\0';
+		/* Complete lines only, each once. */
+		while ((end = strchr(buf + line, '\n')) != NULL) {
+			*end = '\0';
+			if (strstr(buf + line, "xfs_trans_get_buf:") &&
+			    strstr(buf + line, w->needle)) {
+				double t0 = tl_mono();
+				int rc = fsync(w->fd);
+
+				printf("writer: fsync after \"%s\": %s (%.3f s)\n", buf + line,
+				       rc == 0 ? "ok" : strerror(errno), tl_mono() - t0);
+				fflush(stdout);
+				_exit(rc == 0 ? 0 : 4);
+			}
+			line = (size_t)(end - buf) + 1;
+		}
+	}
+	_exit(5);
+}
+
 /* A child that fsyncs @fd as soon as the trace shows the repair getting the
  * cluster buffer; exits 0 if the fsync succeeded. */
 static pid_t start_writer(int fd)
 {
-	char needle[64];
-	int ready[2];
+	struct writer w = { .fd = fd };
 	pid_t pid;
-	char c;
 
-	snprintf(needle, sizeof(needle), "daddr 0x%llx ", fs.cluster_daddr);
-	REQUIRE(pipe(ready) == 0, "pipe: %s", strerror(errno));
-	pid = fork();
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		static char buf[1 << 20];
-		size_t len = 0, line = 0;
-		int tp = open("/sys/kernel/tracing/trace_pipe", O_RDONLY);
-
-		if (tp < 0 || write(ready[1], "r", 1) != 1)
-			_exit(2);
-		while (len < sizeof(buf) - 1) {
-			ssize_t n = read(tp, buf + len, sizeof(buf) - 1 - len);
-			char *end;
-
-			if (n <= 0)
-				_exit(3);
-			len += (size_t)n;
-			buf[len] = '\0';
-			/* Complete lines only, each once. */
-			while ((end = strchr(buf + line, '\n')) != NULL) {
-				*end = '\0';
-				if (strstr(buf + line, "xfs_trans_get_buf:") &&
-				    strstr(buf + line, needle)) {
-					double t0 = tl_mono();
-					int rc = fsync(fd);
-
-					printf("writer: fsync after \"%s\": %s (%.3f s)\n",
-					       buf + line, rc == 0 ? "ok" : strerror(errno),
-					       tl_mono() - t0);
-					fflush(stdout);
-					_exit(rc == 0 ? 0 : 4);
-				}
-				line = (size_t)(end - buf) + 1;
-			}
-		}
-		_exit(5);
-	}
-	close(ready[1]);
-	REQUIRE(read(ready[0], &c, 1) == 1, "the writer could not open trace_pipe");
-	close(ready[0]);
+	snprintf(w.needle, sizeof(w.needle), "daddr 0x%llx ", fs.cluster_daddr);
+	pid = tl_fork_ready(write_when_traced, &w);
+	REQUIRE(pid > 0, "the writer could not open trace_pipe");
 	return pid;
 }
 
