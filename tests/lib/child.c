@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,17 @@ pid_t tl_fork_ready(void (*child)(void *arg, int ready), void *arg)
 	ssize_t n = read(ready[0], &c, 1);
 	close(ready[0]);
 	return n == 1 ? pid : -1;
+}
+
+int tl_wait_or_kill(pid_t pid, double secs)
+{
+	int rc = tl_wait_child(pid, secs);
+
+	if (rc < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return rc;
 }
 
 int tl_wait_child(pid_t pid, double secs)

@@ -59,6 +59,8 @@ pid_t tl_fork_ready(void (*child)(void *arg, int ready), void *arg);
 /* Wait up to @secs for child @pid: its exit status (128 + the signal that
  * killed it), or -1 when it is still running. */
 int tl_wait_child(pid_t pid, double secs);
+/* The same; a child still running then is killed (SIGKILL) and reaped. */
+int tl_wait_or_kill(pid_t pid, double secs);
 
 /* ---- reads that reach the disk (io.c) ---- */
 

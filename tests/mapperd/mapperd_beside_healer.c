@@ -109,10 +109,7 @@ static bool healer_said(const char *needle, double timeout)
 static void healer_stop(pid_t pid)
 {
 	kill(pid, SIGTERM);
-	if (tl_wait_child(pid, 10) < 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	tl_wait_or_kill(pid, 10);
 	printf("--- xfs_healer said:\n");
 	fflush(stdout);
 	tl_sh("cat " HEALER_OUT);
@@ -183,15 +180,11 @@ static void step2_mapperd_first(void)
 	REQUIRE(mdt_wait_watched(FX_MNT, true, 10) >= 0, "mapperd does not watch %s", FX_MNT);
 	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"on\"");
 	pid_t hp = healer_start();
-	int rc = tl_wait_child(hp, 30);
+	int rc = tl_wait_or_kill(hp, 30);
 
 	printf("xfs_healer started after mapperd: exit %d\n", rc);
 	CHECK(rc > 0, "xfs_healer %s beside mapperd's monitor",
 	      rc < 0 ? "is still running" : "exited 0");
-	if (rc < 0) {
-		kill(hp, SIGKILL);
-		waitpid(hp, NULL, 0);
-	}
 	tl_sh("cat " HEALER_OUT);
 	MDT_CHECK_STATUS(FX_MNT, "health_monitor", "\"on\"");
 	CHECK_INT(mdt_stop(pid), 0);

@@ -64,14 +64,7 @@ static pid_t ask_async(const char *line, const char *want)
  * bound (the child is killed). */
 static int ask(const char *line, const char *want)
 {
-	pid_t pid = ask_async(line, want);
-	int rc = tl_wait_child(pid, ANSWER_BOUND_S);
-
-	if (rc < 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-	return rc;
+	return tl_wait_or_kill(ask_async(line, want), ANSWER_BOUND_S);
 }
 
 int main(int argc, char **argv)

@@ -54,12 +54,7 @@ static int ask(const char *line)
 		fflush(stdout);
 		_exit(rc == 0 ? 0 : rc == 1 ? 1 : 2);
 	}
-	int rc = tl_wait_child(pid, ANSWER_BOUND_S);
-	if (rc < 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-	return rc;
+	return tl_wait_or_kill(pid, ANSWER_BOUND_S);
 }
 
 int main(int argc, char **argv)

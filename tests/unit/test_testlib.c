@@ -55,6 +55,12 @@ static void test_children(void)
 		kill(pid, SIGKILL);
 		CHECK_INT(tl_wait_child(pid, 10), 128 + SIGKILL);
 	}
+	pid = tl_fork_ready(ready_then_wait, NULL);
+	CHECK(pid > 0, "a ready child gave %d", (int)pid);
+	if (pid > 0) {
+		CHECK_INT(tl_wait_or_kill(pid, 0.2), -1);
+		CHECK(kill(pid, 0) != 0 && errno == ESRCH, "child %d was not reaped", (int)pid);
+	}
 	CHECK_INT(tl_fork_ready(end_early, &code), -1);
 	CHECK_INT(waitpid(-1, NULL, 0) > 0, 1);
 }
