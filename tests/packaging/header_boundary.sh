@@ -22,10 +22,13 @@ cd "$work"
 
 fail=0
 try() {
-	printf '#include "%s"\n' "$1" | $cc $flags -x c - >"$work/out" 2>&1
+	# shellcheck disable=SC2086 # $flags is a list of options
+	printf '#include "%s"\n' "$1" | "$cc" $flags -x c - >"$work/out" 2>&1
 }
+public=0
 for h in "$src"/include/*.h; do
 	name=$(basename "$h")
+	public=$((public + 1))
 	if ! try "$name"; then
 		echo "FAIL: public $name does not compile on its own:" >&2
 		sed 's/^/  /' "$work/out" >&2
@@ -39,5 +42,5 @@ for h in $(find "$src/libmap" -name '*.h' | sort); do
 		fail=1
 	fi
 done
-[ $fail = 0 ] && echo "ok: $(ls "$src"/include/*.h | wc -l) public headers, none of libmap/ reachable"
+[ $fail = 0 ] && echo "ok: $public public headers, none of libmap/ reachable"
 exit $fail
