@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What every kind of test needs (tests/lib, linked by the unit, vm, kernel
- * and mapperd tests): clocks, temporary folders, waiting for a child, reads
- * that reach the disk.  Checks are in check.h.  A failure that leaves the
- * test nothing to go on REQUIREs; the others return an error.
+ * and mapperd tests): shell commands, mkfs and mount, clocks, temporary
+ * folders, children, reads that reach the disk.  Checks are in check.h.  A
+ * failure that leaves the test nothing to go on REQUIREs; the others return
+ * an error.
  */
 #ifndef MAPPER_TESTLIB_H
 #define MAPPER_TESTLIB_H
