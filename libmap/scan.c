@@ -191,7 +191,8 @@ static void on_scrub_progress(uint64_t done, uint64_t total, void *arg)
 	struct scan *s = arg;
 
 	pthread_mutex_lock(&s->lock);
-	struct map_scan_progress p = { "metadata", done, total, s->bad_ranges, now_s() - s->t0 };
+	struct map_scan_progress p = { MAP_SCAN_PHASE_METADATA, done, total, s->bad_ranges,
+				       now_s() - s->t0 };
 
 	if (s->opts->progress)
 		s->opts->progress(&p, s->opts->arg);
@@ -248,7 +249,7 @@ static int metadata_phase(struct scan *s)
 					      &resolved);
 	if (rc == 0) {
 		s->res->resolved += resolved;
-		snprintf(s->row.phase, sizeof(s->row.phase), "%s", s->row.do_media ? "media" : "done");
+		s->row.phase = s->row.do_media ? MAP_SCAN_PHASE_MEDIA : MAP_SCAN_PHASE_DONE;
 		save_row(s);
 		rc = s->error ? s->error : txn_commit(s);
 	}
@@ -277,7 +278,7 @@ static void on_media_progress_locked(struct scan *s, uint64_t done, uint64_t tot
 				     uint64_t position)
 {
 	double t = now_s();
-	struct map_scan_progress p = { "media", s->done_before + done,
+	struct map_scan_progress p = { MAP_SCAN_PHASE_MEDIA, s->done_before + done,
 				       s->done_before + total, s->bad_ranges, t - s->t0 };
 
 	if (s->opts->progress && (s->metadata_done || !s->media_beside))
@@ -382,7 +383,7 @@ static int media_finish(struct scan *s)
 	if (rc == 0) {
 		s->res->resolved += resolved;
 		s->row.media_done = written;
-		snprintf(s->row.phase, sizeof(s->row.phase), "done");
+		s->row.phase = MAP_SCAN_PHASE_DONE;
 		save_row(s);
 		rc = txn_commit(s);
 	}
@@ -400,7 +401,7 @@ static int run_phases(struct scan *s, bool do_metadata, bool do_media)
 	pthread_t media;
 	int rc = 0;
 
-	if (do_metadata && strcmp(s->row.phase, "metadata") == 0) {
+	if (do_metadata && s->row.phase == MAP_SCAN_PHASE_METADATA) {
 		/* Set before the thread starts: its progress reports read it. */
 		s->media_beside = do_media;
 		if (do_media && pthread_create(&media, NULL, media_thread, s) != 0)
@@ -414,7 +415,7 @@ static int run_phases(struct scan *s, bool do_metadata, bool do_media)
 				rc = s->media_rc;
 		}
 	}
-	if (rc == 0 && do_media && strcmp(s->row.phase, "media") == 0) {
+	if (rc == 0 && do_media && s->row.phase == MAP_SCAN_PHASE_MEDIA) {
 		if (!s->media_beside)	/* not read beside the metadata yet */
 			rc = media_verify(s);
 		if (rc == 0)

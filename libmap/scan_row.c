@@ -60,7 +60,7 @@ int scan_start_or_resume(struct scan *s, bool do_metadata, bool do_media)
 	int rc = map_store_scan_latest(s->st, s->res->fs_id, &last);
 
 	if (rc == 0 && !s->opts->restart &&
-	    (strcmp(last.state, "running") == 0 || strcmp(last.state, "interrupted") == 0) &&
+	    (last.state == MAP_SCAN_RUNNING || last.state == MAP_SCAN_INTERRUPTED) &&
 	    last.do_metadata == do_metadata && last.do_media == do_media) {
 		/* We hold the scan lock, so a "running" one died with its process. */
 		s->row = last;
@@ -68,10 +68,10 @@ int scan_start_or_resume(struct scan *s, bool do_metadata, bool do_media)
 		s->seconds_before = last.seconds;
 		s->res->resumed = true;
 	} else {
-		if (rc == 0 && (strcmp(last.state, "running") == 0 ||
-				strcmp(last.state, "interrupted") == 0)) {
+		if (rc == 0 && (last.state == MAP_SCAN_RUNNING ||
+				last.state == MAP_SCAN_INTERRUPTED)) {
 			/* Superseded by this new scan. */
-			snprintf(last.state, sizeof(last.state), "interrupted");
+			last.state = MAP_SCAN_INTERRUPTED;
 			snprintf(last.error, sizeof(last.error), "superseded by scan that followed");
 			map_store_scan_update(s->st, &last);
 		}
@@ -81,9 +81,9 @@ int scan_start_or_resume(struct scan *s, bool do_metadata, bool do_media)
 		s->row.do_media = do_media;
 		s->row.started = (int64_t)time(NULL);
 		s->row.runs = 1;
-		snprintf(s->row.phase, sizeof(s->row.phase), "%s", do_metadata ? "metadata" : "media");
+		s->row.phase = do_metadata ? MAP_SCAN_PHASE_METADATA : MAP_SCAN_PHASE_MEDIA;
 	}
-	snprintf(s->row.state, sizeof(s->row.state), "running");
+	s->row.state = MAP_SCAN_RUNNING;
 	s->row.pid = (int)getpid();
 	s->row.error[0] = '\0';
 	snprintf(s->row.user, sizeof(s->row.user), "%s", s->opts->user ? s->opts->user : "");
@@ -98,13 +98,13 @@ int scan_start_or_resume(struct scan *s, bool do_metadata, bool do_media)
 void scan_finish(struct scan *s, int rc)
 {
 	if (rc == 0) {
-		snprintf(s->row.state, sizeof(s->row.state), "complete");
+		s->row.state = MAP_SCAN_COMPLETE;
 		s->row.finished = (int64_t)time(NULL);
 	} else if (rc == -MAP_ECANCELED || rc == -MAP_EUNMOUNTED) {
-		snprintf(s->row.state, sizeof(s->row.state), "interrupted");
+		s->row.state = MAP_SCAN_INTERRUPTED;
 		snprintf(s->row.error, sizeof(s->row.error), "%s", map_strerror(rc));
 	} else {
-		snprintf(s->row.state, sizeof(s->row.state), "failed");
+		s->row.state = MAP_SCAN_FAILED;
 		snprintf(s->row.error, sizeof(s->row.error), "%s", map_strerror(rc));
 	}
 	s->error = 0;
@@ -113,7 +113,7 @@ void scan_finish(struct scan *s, int rc)
 	struct map_action a = { .fs_id = s->res->fs_id };
 	snprintf(a.action, sizeof(a.action), "scan");
 	snprintf(a.user, sizeof(a.user), "%s", s->row.user);
-	snprintf(a.outcome, sizeof(a.outcome), "%s", s->row.state);
+	snprintf(a.outcome, sizeof(a.outcome), "%s", map_scan_state_name(s->row.state));
 	map_textf(a.detail, sizeof(a.detail), "scan %lld%s: %d new, %d seen again, %d resolved%s%s%s",
 		  (long long)s->row.id, s->res->resumed ? " (resumed)" : "", s->res->new_findings,
 		  s->res->seen_findings, s->res->resolved,

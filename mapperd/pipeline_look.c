@@ -105,7 +105,8 @@ static int look_at_inode(struct md_pipeline *p, struct map_fs *fs, uint64_t ino,
 	if (rc == 0 && bad.ranges.n == 0)
 		rc = pipeline_scrub_inode(fs, &si, o);
 	if (rc == 0 && bad.ranges.n == 0 && o->n == 0 && partial && pipeline_event_scans(p) &&
-	    pipeline_request_scan(p, info->uuid, false, true, "a file report larger than event_read_limit"))
+	    pipeline_request_scan(p, info->uuid, false, true,
+				  "a file report larger than event_read_limit"))
 		snprintf(o->note + strlen(o->note), sizeof(o->note) - strlen(o->note),
 			 "; media scan requested for the rest");
 	map_range_free(&ranges);

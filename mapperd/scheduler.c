@@ -138,7 +138,7 @@ static void set_next_times(struct md_daemon *d, struct md_fs *fs)
 		if (media.do_metadata)
 			meta_base = media_base;
 	}
-	if (have_latest && strcmp(latest.state, "complete") == 0 && latest.do_metadata &&
+	if (have_latest && latest.state == MAP_SCAN_COMPLETE && latest.do_metadata &&
 	    latest.finished * 1000 > meta_base)
 		meta_base = latest.finished * 1000;
 	/* Never scanned: due now, plus the random delay. */
@@ -155,15 +155,16 @@ void md_sched_fs_added(struct md_daemon *d, struct md_fs *fs)
 
 	set_next_times(d, fs);
 	if (d->st && map_store_scan_latest(d->st, fs->fs_id, &latest) == 0 &&
-	    (strcmp(latest.state, "running") == 0 || strcmp(latest.state, "interrupted") == 0)) {
+	    (latest.state == MAP_SCAN_RUNNING || latest.state == MAP_SCAN_INTERRUPTED)) {
 		char why[96];
 
-		snprintf(why, sizeof(why), "resume scan %" PRId64 ", %s", latest.id, latest.state);
+		snprintf(why, sizeof(why), "resume scan %" PRId64 ", %s", latest.id,
+			 map_scan_state_name(latest.state));
 		sched_enqueue(d->sched, fs->uuid, latest.do_metadata, latest.do_media, false,
 			      md_now_ms() + d->cfg.resume_delay, "mapperd (resume)", why);
 		log_notice("%s %s: scan %" PRId64 " was %s at %s; resuming it in %" PRId64 " s",
-			   fs->uuid, fs->mountpoint, latest.id, latest.state, latest.phase,
-			   d->cfg.resume_delay / 1000);
+			   fs->uuid, fs->mountpoint, latest.id, map_scan_state_name(latest.state),
+			   map_scan_phase_name(latest.phase), d->cfg.resume_delay / 1000);
 	}
 }
 

@@ -27,8 +27,7 @@ static void on_progress(const struct map_scan_progress *p, void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	r->progress = *p;
-	snprintf(r->phase, sizeof(r->phase), "%s", p->phase ? p->phase : "");
-	r->progress.phase = NULL;
+	snprintf(r->phase, sizeof(r->phase), "%s", map_scan_phase_name(p->phase));
 	pthread_mutex_unlock(&r->lock);
 }
 
