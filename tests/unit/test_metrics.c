@@ -22,7 +22,7 @@
 #include "map.h"
 #include "store_fixture.h"
 
-/* More than the events table keeps (EVENTS_KEPT in libmap/store.c). */
+/* More than the events table keeps (EVENTS_KEPT in libmap/store_history.c). */
 #define STORM_EVENTS	20005
 
 static const char *mapctl;
