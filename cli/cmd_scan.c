@@ -84,8 +84,8 @@ static void on_progress(const struct map_scan_progress *p, void *arg)
 	ui->last_draw = t;
 
 	struct progress_view v = {
-		.where = shown(ui->mountpoint), .phase = map_scan_phase_name(p->phase), .done = p->done,
-		.total = p->total, .bad = p->bad_ranges, .secs = p->elapsed - ui->phase_start,
+		.where = shown(ui->mountpoint), .phase = map_scan_phase_name(p->phase),
+		.done = p->done, .total = p->total, .bad = p->bad_ranges, .secs = p->elapsed - ui->phase_start,
 		.done_before = ui->phase_done,
 	};
 	int width = term_width();

@@ -136,7 +136,8 @@ void *verify_find_written(void *arg)
 		uint64_t end_block = (uint64_t)(ag + 1) * geo->agblocks;
 		if (end_block > geo->datablocks)
 			end_block = geo->datablocks;
-		rc = map_fsmap_query(v->fs, first, end_block * geo->blocksize - 1, verify_add_written, &l);
+		rc = map_fsmap_query(v->fs, first, end_block * geo->blocksize - 1,
+				     verify_add_written, &l);
 		if (rc == 0) {
 			/* Reflinked extents come once per owner; merging drops those. */
 			map_range_merge(&l, 0);

@@ -94,7 +94,8 @@ static int look_at_inode(struct md_pipeline *p, struct map_fs *fs, uint64_t ino,
 		rc = map_file_ranges(fd, &ranges);
 		close(fd);
 		if (rc == 0)
-			rc = pipeline_choose_reads(p, fs, ino, si.gen, &ranges, &reads, &partial, o);
+			rc = pipeline_choose_reads(p, fs, ino, si.gen, &ranges, &reads, &partial,
+						   o);
 		if (rc == 0 && reads.n)
 			rc = pipeline_verify(p, fs, &reads, &bad, o);
 	} else if (fd != -ELOOP && fd != -EINVAL) {
@@ -237,6 +238,54 @@ static bool is_media_error(int error)
 }
 
 /*
+ * A filesystem-wide report that says what it is: the filesystem is shut
+ * down, the kernel lost reports (only scanning everything finds them), or a
+ * metadata block could not be read (the kernel log may have placed it).
+ * False for any other report.
+ */
+static bool look_at_fs_report(struct md_pipeline *p, const char *uuid, const struct md_event *ev,
+			      bool scans, struct outcome *o)
+{
+	bool asked;
+
+	if (ev->kind != MD_EV_FS)
+		return false;
+	if (ev->error == ESHUTDOWN) {
+		snprintf(o->note, sizeof(o->note), "; the filesystem is shut down");
+		return true;
+	}
+	if (ev->error == ENOBUFS) {
+		/* The kernel had no room for some of its error reports: they
+		 * may be anywhere, and only scanning everything finds them. */
+		if (scans) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "the kernel lost error reports (%s)",
+				 strcmp(ev->source, "fanotify") ? ev->source : "fanotify ENOBUFS");
+			asked = pipeline_request_scan(p, uuid, true, true, why);
+			snprintf(o->note, sizeof(o->note), "; %s", asked ? "full scan requested: the "
+				 "kernel lost error reports" : "no scan: one was requested within "
+				 "event_scan_interval");
+		}
+		return true;
+	}
+	if (ev->count > 1 || !is_media_error(ev->error))
+		return false;
+	/* A metadata block could not be read (file data errors name their
+	 * inode).  Read errors mark nothing sick; the kernel log line has the
+	 * place.  Without it only a scan can find it. */
+	if (pipeline_wait_located(p, uuid, ev->received)) {
+		snprintf(o->note, sizeof(o->note), "; placed by the kernel log");
+	} else if (scans) {
+		asked = pipeline_request_scan(p, uuid, true, false, "metadata read error the "
+					      "kernel did not place (fanotify)");
+		snprintf(o->note, sizeof(o->note), "; %s", asked ? "metadata scan requested"
+			 : "no metadata scan: one was requested within event_scan_interval");
+	}
+	return true;
+}
+
+/*
  * fanotify kept only the first of several errors, or named no inode: look
  * at what the kernel marked sick, and scan for what it cannot tell us.
  */
@@ -252,39 +301,8 @@ int pipeline_look_at_health(struct md_pipeline *p, struct map_fs *fs, const stru
 	scans = p->conf.event_scans;
 	pthread_mutex_unlock(&p->lock);
 
-	if (ev->kind == MD_EV_FS && ev->error == ESHUTDOWN) {
-		snprintf(o->note, sizeof(o->note), "; the filesystem is shut down");
+	if (look_at_fs_report(p, info->uuid, ev, scans, o))
 		return 0;
-	}
-	if (ev->kind == MD_EV_FS && ev->error == ENOBUFS) {
-		/* The kernel had no room for some of its error reports: they
-		 * may be anywhere, and only scanning everything finds them. */
-		if (scans) {
-			char why[96];
-
-			snprintf(why, sizeof(why), "the kernel lost error reports (%s)",
-				 strcmp(ev->source, "fanotify") ? ev->source : "fanotify ENOBUFS");
-			bool asked = pipeline_request_scan(p, info->uuid, true, true, why);
-			snprintf(o->note, sizeof(o->note), "; %s", asked ? "full scan requested: the "
-				 "kernel lost error reports" : "no scan: one was requested within "
-				 "event_scan_interval");
-		}
-		return 0;
-	}
-	if (ev->kind == MD_EV_FS && ev->count <= 1 && is_media_error(ev->error)) {
-		/* A metadata block could not be read (file data errors name
-		 * their inode).  Read errors mark nothing sick; the kernel log
-		 * line has the place.  Without it only a scan can find it. */
-		if (pipeline_wait_located(p, info->uuid, ev->received)) {
-			snprintf(o->note, sizeof(o->note), "; placed by the kernel log");
-		} else if (scans) {
-			bool asked = pipeline_request_scan(p, info->uuid, true, false, "metadata read error "
-						  "the kernel did not place (fanotify)");
-			snprintf(o->note, sizeof(o->note), "; %s", asked ? "metadata scan requested"
-				 : "no metadata scan: one was requested within event_scan_interval");
-		}
-		return 0;
-	}
 	rc = md_health_geometry(fs, &h);
 	if (rc == 0)
 		rc = md_health_inodes(fs, &h, MAX_SICK_INODES);
@@ -306,7 +324,7 @@ int pipeline_look_at_health(struct md_pipeline *p, struct map_fs *fs, const stru
 		/* Merged read errors: only the first one's inode is known; the
 		 * others may be file data anywhere, which only reading finds. */
 		if (pipeline_request_scan(p, info->uuid, false, true,
-				 "several read errors merged into one report (fanotify)"))
+					  "several read errors merged into one report (fanotify)"))
 			snprintf(o->note, sizeof(o->note), "; media scan requested for the other %"
 				 PRIu32 " errors", ev->count - 1);
 		else

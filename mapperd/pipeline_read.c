@@ -43,8 +43,8 @@ int pipeline_verify(struct md_pipeline *p, struct map_fs *fs, const struct map_r
 
 	/* Failed reads of ours show up in the kernel log: mark them first. */
 	for (size_t i = 0; i < ranges->n; i++)
-		pipeline_remember_read(p, (dev_t)info->dev, ranges->v[i].start, ranges->v[i].length,
-			      md_mono() + 3600);
+		pipeline_remember_read(p, (dev_t)info->dev, ranges->v[i].start,
+				       ranges->v[i].length, md_mono() + 3600);
 	double t0 = md_mono();
 	struct map_verify_stats st = { 0 };
 	rc = map_verify_media(fs, ranges, &vo, &st);
@@ -52,8 +52,8 @@ int pipeline_verify(struct md_pipeline *p, struct map_fs *fs, const struct map_r
 	o->reads += st.reads;
 	o->failed_reads += st.failed_reads;
 	for (size_t i = 0; i < ranges->n; i++)
-		pipeline_remember_read(p, (dev_t)info->dev, ranges->v[i].start, ranges->v[i].length,
-			      md_mono() + SELF_INFLICTED_SECS);
+		pipeline_remember_read(p, (dev_t)info->dev, ranges->v[i].start,
+				       ranges->v[i].length, md_mono() + SELF_INFLICTED_SECS);
 	return rc ? rc : bad->error;
 }
 

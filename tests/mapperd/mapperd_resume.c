@@ -128,7 +128,8 @@ int main(int argc, char **argv)
 		int lrc = latest_scan(&row);
 		if (polls++ % 20 == 0)
 			printf("poll %.1f s: %s, phase %s position %llu\n", mdt_mono() - t0,
-			       lrc ? map_strerror(lrc) : "ok", lrc ? "-" : map_scan_phase_name(row.phase),
+			       lrc ? map_strerror(lrc) : "ok",
+			       lrc ? "-" : map_scan_phase_name(row.phase),
 			       lrc ? 0ULL : (unsigned long long)row.media_position);
 		ready = lrc == 0 && row.phase == MAP_SCAN_PHASE_MEDIA &&
 			row.media_position > bad[0].physical &&
