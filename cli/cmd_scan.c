@@ -26,7 +26,8 @@ struct scan_ui {
 	bool bar;		/* a progress line on a terminal */
 	double last_draw;
 	int drawn;		/* width of the last line */
-	char phase[16];		/* the phase the rate below is of */
+	bool phase_seen;	/* phase is of a report already */
+	enum map_scan_phase phase;	/* the phase the rate below is of */
 	double phase_start;	/* run's elapsed seconds when it began */
 	uint64_t phase_done;	/* done when it began */
 };
@@ -72,8 +73,9 @@ static void on_progress(const struct map_scan_progress *p, void *arg)
 	char line[PROGRESS_MAX_WIDTH + 1];
 	double t = mono();
 
-	if (strcmp(ui->phase, p->phase) != 0) {
-		snprintf(ui->phase, sizeof(ui->phase), "%s", p->phase);
+	if (!ui->phase_seen || ui->phase != p->phase) {
+		ui->phase_seen = true;
+		ui->phase = p->phase;
 		ui->phase_start = p->elapsed;
 		ui->phase_done = p->done;
 	}
@@ -82,8 +84,8 @@ static void on_progress(const struct map_scan_progress *p, void *arg)
 	ui->last_draw = t;
 
 	struct progress_view v = {
-		.where = shown(ui->mountpoint), .phase = p->phase, .done = p->done,
-		.total = p->total, .bad = p->bad_ranges, .secs = p->elapsed - ui->phase_start,
+		.where = shown(ui->mountpoint), .phase = map_scan_phase_name(p->phase),
+		.done = p->done, .total = p->total, .bad = p->bad_ranges, .secs = p->elapsed - ui->phase_start,
 		.done_before = ui->phase_done,
 	};
 	int width = term_width();

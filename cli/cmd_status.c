@@ -158,8 +158,8 @@ static void last_scan_json(struct map_json *j, const struct map_scan_row *last)
 {
 	map_json_obj(j, "last_scan");
 	map_json_int(j, "scan_id", last->id);
-	map_json_str(j, "state", last->state);
-	map_json_str_or_null(j, "phase", last->phase);
+	map_json_str(j, "state", map_scan_state_name(last->state));
+	map_json_str_or_null(j, "phase", map_scan_phase_name(last->phase));
 	map_json_time(j, "start_time", last->started);
 	map_json_time(j, "end_time", last->finished);
 	map_json_double(j, "duration_seconds", last->seconds);
@@ -246,9 +246,10 @@ static void fs_text_scans(const struct status *s, const struct fs_status *o)
 
 	printf("\n last scan: ");
 	if (o->have_scan) {
-		printf("%s, %s", map_human_time(last->started, a, sizeof(a)), last->state);
-		if (strcmp(last->state, "complete") != 0)
-			printf(" in phase %s", last->phase);
+		printf("%s, %s", map_human_time(last->started, a, sizeof(a)),
+		       map_scan_state_name(last->state));
+		if (last->state != MAP_SCAN_COMPLETE)
+			printf(" in phase %s", map_scan_phase_name(last->phase));
 		printf(", %.0f s", last->seconds);
 		if (last->do_media)
 			printf(", %s of %s verified", human_bytes(last->media_done, a, sizeof(a)),

@@ -13,6 +13,7 @@
 #include "map_fs.h"
 #include "map_ranges.h"
 #include "map_scrub.h"
+#include "map_store.h"
 
 struct map_finding;
 struct map_store;
@@ -188,7 +189,7 @@ void map_paths_free(struct map_paths *paths, size_t n);
 /* ---- scan: scrub + verify + map + resolve, into the store ------------------------ */
 
 struct map_scan_progress {
-	const char *phase;		/* "metadata" or "media" */
+	enum map_scan_phase phase;	/* metadata (objects) or media (bytes) */
 	uint64_t done, total;		/* objects (metadata) or bytes (media) */
 	uint64_t bad_ranges;		/* found so far in this run */
 	double elapsed;			/* seconds in this run */

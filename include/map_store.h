@@ -76,10 +76,25 @@ int map_store_fs_by_uuid(struct map_store *st, const char *uuid, struct map_stor
 int map_store_fs_each(struct map_store *st, int (*fn)(const struct map_store_fs *, void *),
 		      void *arg);
 
+/* A scan's state and the phase it is in (or resumes at); their names are
+ * the store's words (and mapctl's, mapperd's). */
+enum map_scan_state {
+	MAP_SCAN_RUNNING, MAP_SCAN_INTERRUPTED, MAP_SCAN_COMPLETE, MAP_SCAN_FAILED,
+	MAP_SCAN_STATE_NR
+};
+enum map_scan_phase {
+	MAP_SCAN_PHASE_METADATA, MAP_SCAN_PHASE_MEDIA, MAP_SCAN_PHASE_DONE, MAP_SCAN_PHASE_NR
+};
+const char *map_scan_state_name(enum map_scan_state state);
+const char *map_scan_phase_name(enum map_scan_phase phase);
+/* The state or phase of that name, or -ENOENT. */
+int map_scan_state_from_name(const char *name);
+int map_scan_phase_from_name(const char *name);
+
 struct map_scan_row {
 	int64_t id, fs_id;
-	char state[16];			/* running, interrupted, complete, failed */
-	char phase[16];			/* metadata, media, done */
+	enum map_scan_state state;
+	enum map_scan_phase phase;
 	bool do_metadata, do_media;
 	int64_t started, finished;	/* unix seconds; finished 0 while not */
 	double seconds;

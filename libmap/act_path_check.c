@@ -59,58 +59,42 @@ static enum path_state stop(struct path_check *pc, enum path_state state, int er
 	return state;
 }
 
-enum path_state path_check(int rootfd, uint64_t dev, const char *rel, uint64_t ino, uint32_t gen,
-			   struct path_check *pc)
+/* One folder further down: @name of pc->dirfd becomes pc->dirfd
+ * (PATH_SAME), or the walk stops there (the state it stops with). */
+static enum path_state enter_folder(struct path_check *pc, const char *name, uint64_t dev)
 {
-	char name[NAME_MAX + 1];
-	const char *p = rel;
+	int next = openat(pc->dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	memset(pc, 0, sizeof(*pc));
-	pc->fd = -1;
-	pc->dirfd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (pc->dirfd < 0)
-		return stop(pc, PATH_ERROR, -errno, NULL, "(the mount root)");
-	if (fstat(pc->dirfd, &pc->dir_st) != 0)
-		return stop(pc, PATH_ERROR, -errno, NULL, "(the mount root)");
-	/* One component per turn: at most strlen(rel) turns. */
-	for (;;) {
-		const char *slash = strchr(p, '/');
-		size_t len = slash ? (size_t)(slash - p) : strlen(p);
+	if (next < 0) {
+		int err = -errno;
+		struct stat st;
 
-		if (len == 0 || len > NAME_MAX || (len == 1 && p[0] == '.') ||
-		    (len == 2 && p[0] == '.' && p[1] == '.'))
-			return stop(pc, PATH_BADNAME, 0, NULL, "(not a recorded path: an empty, "
-				    "'.' or '..' component, or a name too long)");
-		memcpy(name, p, len);
-		name[len] = '\0';
-		if (!slash)
-			break;
-		int next = openat(pc->dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0) {
-			int err = -errno;
-			struct stat st;
-
-			if (err == -ENOENT)
-				return stop(pc, PATH_MISSING, 0, name, "(a folder) no longer exists");
-			/* O_NOFOLLOW on a symbolic link: ELOOP (then the link itself
-			 * was there, whatever a look now finds), or ENOTDIR. */
-			if (err == -ELOOP || (fstatat(pc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-					      S_ISLNK(st.st_mode)))
-				return stop(pc, PATH_SYMLINK, 0, name, "(a folder) is now a "
-					    "symbolic link");
-			if (err == -ENOTDIR)
-				return stop(pc, PATH_NOTDIR, 0, name, "is no longer a folder");
-			return stop(pc, PATH_ERROR, err, name, "(a folder)");
-		}
-		close(pc->dirfd);
-		pc->dirfd = next;
-		if (fstat(pc->dirfd, &pc->dir_st) != 0)
-			return stop(pc, PATH_ERROR, -errno, name, "(a folder)");
-		if (dev && (uint64_t)pc->dir_st.st_dev != dev)
-			return stop(pc, PATH_XDEV, 0, name, "(a folder) is on another filesystem");
-		p = slash + 1;
+		if (err == -ENOENT)
+			return stop(pc, PATH_MISSING, 0, name, "(a folder) no longer exists");
+		/* O_NOFOLLOW on a symbolic link: ELOOP (then the link itself
+		 * was there, whatever a look now finds), or ENOTDIR. */
+		if (err == -ELOOP || (fstatat(pc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				      S_ISLNK(st.st_mode)))
+			return stop(pc, PATH_SYMLINK, 0, name, "(a folder) is now a "
+				    "symbolic link");
+		if (err == -ENOTDIR)
+			return stop(pc, PATH_NOTDIR, 0, name, "is no longer a folder");
+		return stop(pc, PATH_ERROR, err, name, "(a folder)");
 	}
-	pc->parent_exists = true;
+	close(pc->dirfd);
+	pc->dirfd = next;
+	if (fstat(pc->dirfd, &pc->dir_st) != 0)
+		return stop(pc, PATH_ERROR, -errno, name, "(a folder)");
+	if (dev && (uint64_t)pc->dir_st.st_dev != dev)
+		return stop(pc, PATH_XDEV, 0, name, "(a folder) is on another filesystem");
+	return PATH_SAME;
+}
+
+/* The last name, @name of pc->dirfd: is it the recorded inode @ino of
+ * generation @gen (0: any; @ino 0: any inode)? */
+static enum path_state check_last(struct path_check *pc, const char *name, uint64_t dev,
+				  uint64_t ino, uint32_t gen)
+{
 	pc->fd = openat(pc->dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (pc->fd < 0) {
 		if (errno == ENOENT)
@@ -142,4 +126,39 @@ enum path_state path_check(int rootfd, uint64_t dev, const char *rel, uint64_t i
 	}
 	pc->state = PATH_SAME;
 	return pc->state;
+}
+
+enum path_state path_check(int rootfd, uint64_t dev, const char *rel, uint64_t ino, uint32_t gen,
+			   struct path_check *pc)
+{
+	char name[NAME_MAX + 1];
+	const char *p = rel;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->fd = -1;
+	pc->dirfd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pc->dirfd < 0)
+		return stop(pc, PATH_ERROR, -errno, NULL, "(the mount root)");
+	if (fstat(pc->dirfd, &pc->dir_st) != 0)
+		return stop(pc, PATH_ERROR, -errno, NULL, "(the mount root)");
+	/* One component per turn: at most strlen(rel) turns. */
+	for (;;) {
+		const char *slash = strchr(p, '/');
+		size_t len = slash ? (size_t)(slash - p) : strlen(p);
+
+		if (len == 0 || len > NAME_MAX || (len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
+			return stop(pc, PATH_BADNAME, 0, NULL, "(not a recorded path: an empty, "
+				    "'.' or '..' component, or a name too long)");
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (!slash)
+			break;
+		enum path_state state = enter_folder(pc, name, dev);
+		if (state != PATH_SAME)
+			return state;
+		p = slash + 1;
+	}
+	pc->parent_exists = true;
+	return check_last(pc, name, dev, ino, gen);
 }

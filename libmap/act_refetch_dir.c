@@ -8,7 +8,7 @@
  *
  * Put back: once the folder's own restore is verified, each entry of the
  * mirror's folder that this one lacks is copied in by mapctl itself
- * (act_restore_copy.c), one level: a missing subfolder is created empty with
+ * (act_restore_copy.h), one level: a missing subfolder is created empty with
  * its attributes, its contents are not copied.  Not recursive on purpose: a
  * lost subfolder is itself whole in lost+found (with everything under it).
  * Every copy goes through the checked folder's descriptor, is read back

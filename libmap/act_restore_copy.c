@@ -33,11 +33,12 @@
  * one also keeps the old file until the new one is whole, but it splits hard
  * links (the other names keep the damaged inode) and, interrupted, leaves a
  * name of ours in the user's folder; an unnamed file leaves nothing.
+ *
+ * Step 4, symbolic links and folders are in act_restore_attrs.c.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,54 +48,11 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "act_restore_copy.h"
-#include "act_restore_verify.h"
+#include "act_restore_internal.h"
 
 /* Bytes per read or write: large enough for disk speed, small enough to
  * hold two of (a comparison) without thought. */
 #define CHUNK (1 << 20)
-/* Linux limits: a listxattr answer and one value are at most 64 KiB. */
-#define XLIST_MAX 65536
-#define XVALUE_MAX 65536
-
-static enum restore_result say(enum restore_result rc, char *why, size_t len, const char *fmt,
-			       ...) __attribute__((format(printf, 4, 5)));
-
-/* @text after what @why says. */
-static void append(char *why, size_t len, const char *text)
-{
-	size_t used = strlen(why);
-
-	if (used + 1 < len)
-		snprintf(why + used, len - used, "%s", text);
-}
-static enum restore_result say(enum restore_result rc, char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-/* A write that failed for want of space says so in words people act on. */
-static enum restore_result write_failed(int err, const char *what, char *why, size_t len)
-{
-	if (err == ENOSPC || err == EDQUOT)
-		return say(RESTORE_FAILED, why, len, "the filesystem is full (%s): %s",
-			   err == EDQUOT ? "quota" : "no free space", what);
-	return say(RESTORE_FAILED, why, len, "%s: %s", what, map_strerror(err));
-}
-
-bool xattrs_unreadable(int fd)
-{
-	char proc[40];
-
-	/* Not through open(): with ACLs, opening reads the attribute fork too. */
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	return listxattr(proc, NULL, 0) < 0 && (errno == EIO || errno == EUCLEAN);
-}
 
 /* The same version of the mirror's file: a change to its bytes changes its
  * change time, which no user can set. */
@@ -282,131 +240,6 @@ out:
 	return rc;
 }
 
-/* ---- attributes ---- */
-
-/* The names of @fd's extended attributes ('\0'-separated) into @list:
- * the length, or -errno.  None where a filesystem has none. */
-static ssize_t xattr_names(int fd, char *list)
-{
-	ssize_t n = flistxattr(fd, list, XLIST_MAX);
-
-	return n < 0 ? (errno == EOPNOTSUPP ? 0 : -errno) : n;
-}
-
-static bool in_list(const char *list, ssize_t len, const char *name)
-{
-	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(list + i) + 1)
-		if (strcmp(list + i, name) == 0)
-			return true;
-	return false;
-}
-
-/* @w's extended attributes become exactly @m's (both open, not O_PATH). */
-static enum restore_result copy_xattrs(int w, int m, char *why, size_t len)
-{
-	char *mine = malloc(XLIST_MAX), *theirs = malloc(XLIST_MAX), *v = malloc(XVALUE_MAX);
-	enum restore_result rc = RESTORE_OK;
-	ssize_t nm, nt;
-
-	if (!mine || !theirs || !v) {
-		rc = say(RESTORE_FAILED, why, len, "%s", map_strerror(ENOMEM));
-		goto out;
-	}
-	nt = xattr_names(m, theirs);
-	nm = xattr_names(w, mine);
-	if (nt < 0 || nm < 0) {
-		rc = say(RESTORE_FAILED, why, len, "extended attributes cannot be listed%s: %s",
-			 nt < 0 ? " in the mirror" : "", map_strerror((int)-(nt < 0 ? nt : nm)));
-		goto out;
-	}
-	for (ssize_t i = 0; i < nm && rc == RESTORE_OK; i += (ssize_t)strlen(mine + i) + 1)
-		if (!in_list(theirs, nt, mine + i) && fremovexattr(w, mine + i) != 0 &&
-		    errno != ENODATA)
-			rc = say(RESTORE_FAILED, why, len, "extended attribute %s cannot be removed: "
-				 "%s", mine + i, map_strerror(errno));
-	for (ssize_t i = 0; i < nt && rc == RESTORE_OK; i += (ssize_t)strlen(theirs + i) + 1) {
-		ssize_t n = fgetxattr(m, theirs + i, v, XVALUE_MAX);
-
-		if (n < 0)
-			rc = say(RESTORE_FAILED, why, len, "the mirror's extended attribute %s "
-				 "cannot be read: %s", theirs + i, map_strerror(errno));
-		else if (fsetxattr(w, theirs + i, v, (size_t)n, 0) != 0)
-			rc = errno == ENOSPC || errno == EDQUOT ?
-				write_failed(errno, "setting extended attributes", why, len) :
-				say(RESTORE_FAILED, why, len, "extended attribute %s cannot be set: %s",
-				    theirs + i, map_strerror(errno));
-	}
-out:
-	free(mine);
-	free(theirs);
-	free(v);
-	return rc;
-}
-
-/* Owner, extended attributes, mode and times of @w (open, not O_PATH)
- * become @m's. */
-static enum restore_result copy_attrs(int w, int m, const struct stat *ms, char *why, size_t len)
-{
-	struct timespec t[2] = { ms->st_atim, ms->st_mtim };
-	enum restore_result rc;
-
-	if (fchown(w, ms->st_uid, ms->st_gid) != 0)
-		return say(RESTORE_FAILED, why, len, "its owner cannot be set: %s", map_strerror(errno));
-	rc = copy_xattrs(w, m, why, len);
-	if (rc)
-		return rc;
-	if (fchmod(w, ms->st_mode & 07777) != 0)
-		return say(RESTORE_FAILED, why, len, "its mode cannot be set: %s", map_strerror(errno));
-	if (futimens(w, t) != 0)
-		return say(RESTORE_FAILED, why, len, "its times cannot be set: %s", map_strerror(errno));
-	return RESTORE_OK;
-}
-
-/* What refetch promises besides the bytes: @st (ours) has @ms's type, mode,
- * owner, size (regular files) and modification time, and @fd's extended
- * attributes are @m's. */
-static enum restore_result compare_attrs(int fd, const struct stat *st, int m,
-					 const struct stat *ms, char *why, size_t len)
-{
-	if (st->st_mode != ms->st_mode)
-		return say(RESTORE_FAILED, why, len, "its mode is %o, the mirror's %o",
-			   st->st_mode, ms->st_mode);
-	if (st->st_uid != ms->st_uid || st->st_gid != ms->st_gid)
-		return say(RESTORE_FAILED, why, len, "its owner is %u:%u, the mirror's %u:%u",
-			   st->st_uid, st->st_gid, ms->st_uid, ms->st_gid);
-	if (S_ISREG(st->st_mode) && st->st_size != ms->st_size)
-		return say(RESTORE_FAILED, why, len, "it has %lld bytes, the mirror %lld",
-			   (long long)st->st_size, (long long)ms->st_size);
-	if (st->st_mtim.tv_sec != ms->st_mtim.tv_sec || st->st_mtim.tv_nsec != ms->st_mtim.tv_nsec)
-		return say(RESTORE_FAILED, why, len, "its modification time is not the mirror's");
-	if (fd < 0)
-		return RESTORE_OK;	/* a symbolic link: no attributes of its own here */
-	int v = verify_xattrs(fd, m, why, len);
-	if (v < 0)
-		return say(RESTORE_FAILED, why, len, "extended attributes cannot be compared: %s",
-			   map_strerror(-v));
-	return v ? RESTORE_FAILED : RESTORE_OK;
-}
-
-/* Does @name of @dirfd still hold the inode of @fd? */
-static bool name_holds(int dirfd, const char *name, int fd)
-{
-	struct stat a, b;
-
-	return fstatat(dirfd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd, &b) == 0 &&
-	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
-}
-
-/* The mirror's object @opath_fd open for reading: without updating its
- * access time where we may (a mirror over NFS with root squashed may not
- * let us). */
-static int open_mirror(int opath_fd, int flags)
-{
-	int fd = reopen_read(opath_fd, flags | O_NOATIME);
-
-	return fd == -EPERM ? reopen_read(opath_fd, flags) : fd;
-}
-
 /* ---- regular files ---- */
 
 /*
@@ -489,222 +322,137 @@ static enum restore_result check_file(struct map_fs *fs, int dirfd, const char *
 		return rc;
 	if (fstat(w, &st) != 0)
 		return say(RESTORE_FAILED, why, len, "%s", map_strerror(errno));
-	return compare_attrs(w, &st, m, ms, why, len);
+	return restore_compare_attrs(w, &st, m, ms, why, len);
+}
+
+/* Step 0: the mirror's file @m (@ms, filled here) may be copied over
+ * @target (-1: none). */
+static enum restore_result may_copy(int m, struct stat *ms, int target, char *why, size_t len)
+{
+	struct stat st;
+
+	if (fstat(m, ms) != 0 || !S_ISREG(ms->st_mode))
+		return say(RESTORE_REFUSED, why, len, "the mirror's is not a regular file");
+	if (privilege_ignored_there(m, ms))
+		return say(RESTORE_FAILED, why, len, "the mirror's file is set-user-ID, "
+			   "set-group-ID or has file capabilities, which its nosuid mount ignores "
+			   "and this filesystem would not: nothing was written (mount the mirror "
+			   "without nosuid if it is trusted with them)");
+	/* The old inode gets the bytes before its new owner and mode: a user's
+	 * file the mirror gives to someone else would show them the other's
+	 * bytes through every descriptor opened while it was theirs. */
+	if (target >= 0 && fstat(target, &st) == 0 && st.st_uid != 0 && st.st_uid != ms->st_uid)
+		return say(RESTORE_REFUSED, why, len, "it is user %u's and the mirror's file is "
+			   "user %u's: rewritten in its own inode, the mirror's bytes would be "
+			   "readable through any descriptor opened while it was user %u's; nothing "
+			   "was written", (unsigned)st.st_uid, (unsigned)ms->st_uid,
+			   (unsigned)st.st_uid);
+	return RESTORE_OK;
+}
+
+/* Steps 1, 2: a checked copy of @m (@ms), unnamed, in the checked folder
+ * @dirfd, into *@tmp (closed by the caller). */
+static enum restore_result make_copy(int dirfd, int m, const struct stat *ms, int target,
+				     int *tmp, char *why, size_t len)
+{
+	enum restore_result rc;
+
+	*tmp = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (*tmp < 0) {
+		rc = write_failed(errno, "making the copy", why, len);
+		append(why, len, "; nothing was written");
+		return rc;
+	}
+	rc = copy_bytes(m, *tmp, ms->st_size, false, "the mirror", why, len);
+	if (rc == RESTORE_OK && ftruncate(*tmp, ms->st_size) != 0)
+		rc = write_failed(errno, "setting the copy's size", why, len);
+	if (rc == RESTORE_OK && fsync(*tmp) != 0)
+		rc = write_failed(errno, "syncing the copy", why, len);
+	if (rc == RESTORE_OK)
+		rc = compare_with_mirror(*tmp, m, ms, "the copy", why, len);
+	if (rc) {
+		if (rc == RESTORE_STILL_BAD)
+			rc = RESTORE_FAILED;	/* the copy, not the file */
+		append(why, len, target < 0 ? "; nothing was written at its name" :
+		       "; the old file is unchanged");
+	}
+	return rc;
+}
+
+/* Steps 3, 4 for a missing name: the copy @tmp, given the mirror's
+ * attributes, is linked in as @name of @dirfd. */
+static enum restore_result link_copy(int tmp, int m, const struct stat *ms, int dirfd,
+				     const char *name, char *why, size_t len)
+{
+	enum restore_result rc = restore_copy_attrs(tmp, m, ms, why, len);
+
+	if (rc == RESTORE_OK && !mirror_unchanged(m, ms))
+		rc = say(RESTORE_FAILED, why, len, MIRROR_CHANGED "; nothing was written "
+			 "at its name");
+	if (rc)
+		return rc;
+	if (linkat(tmp, "", dirfd, name, AT_EMPTY_PATH) != 0)
+		return errno == EEXIST ?
+			say(RESTORE_REFUSED, why, len, "a file of that name appeared during "
+			    "the copy; it was left alone") :
+			write_failed(errno, "giving the copy its name", why, len);
+	return RESTORE_OK;
+}
+
+/* Steps 3, 4 for an existing file: @target, opened for writing into *@w
+ * (closed by the caller), gets the bytes of the copy @tmp and the mirror's
+ * attributes. */
+static enum restore_result rewrite_old(int target, int tmp, int m, const struct stat *ms,
+				       int *w, char *why, size_t len)
+{
+	enum restore_result rc;
+	struct stat st;
+
+	*w = reopen_rw(target);
+	if (*w < 0 || fstat(*w, &st) != 0 || !S_ISREG(st.st_mode))
+		return say(RESTORE_FAILED, why, len, "cannot be opened for writing: %s",
+			   map_strerror(*w < 0 ? -*w : errno));
+	/* The last look before the old file's first byte changes. */
+	if (!mirror_unchanged(m, ms))
+		rc = say(RESTORE_FAILED, why, len, MIRROR_CHANGED "; the old file is "
+			 "unchanged");
+	else
+		rc = put_in_place(*w, tmp, ms->st_size, why, len);
+	if (rc == RESTORE_OK)
+		rc = restore_copy_attrs(*w, m, ms, why, len);
+	return rc;
 }
 
 enum restore_result restore_file(struct map_fs *fs, int dirfd, const char *name, int target,
 				 int mirror, char *why, size_t len)
 {
 	enum restore_result rc;
-	struct stat ms, st;
+	struct stat ms;
 	int m, tmp = -1, w = -1;
 
 	m = open_mirror(mirror, 0);
 	if (m < 0)
 		return say(RESTORE_FAILED, why, len, "the mirror's file cannot be opened: %s",
 			   map_strerror(-m));
-	if (fstat(m, &ms) != 0 || !S_ISREG(ms.st_mode)) {
-		rc = say(RESTORE_REFUSED, why, len, "the mirror's is not a regular file");
-		goto out;
-	}
-	if (privilege_ignored_there(m, &ms)) {
-		rc = say(RESTORE_FAILED, why, len, "the mirror's file is set-user-ID, set-group-ID "
-			 "or has file capabilities, which its nosuid mount ignores and this "
-			 "filesystem would not: nothing was written (mount the mirror without "
-			 "nosuid if it is trusted with them)");
-		goto out;
-	}
-	/* The old inode gets the bytes before its new owner and mode: a user's
-	 * file the mirror gives to someone else would show them the other's
-	 * bytes through every descriptor opened while it was theirs. */
-	if (target >= 0 && fstat(target, &st) == 0 && st.st_uid != 0 && st.st_uid != ms.st_uid) {
-		rc = say(RESTORE_REFUSED, why, len, "it is user %u's and the mirror's file is user "
-			 "%u's: rewritten in its own inode, the mirror's bytes would be readable "
-			 "through any descriptor opened while it was user %u's; nothing was written",
-			 (unsigned)st.st_uid, (unsigned)ms.st_uid, (unsigned)st.st_uid);
-		goto out;
-	}
-	/* 1, 2: a checked copy, unnamed, in the checked folder. */
-	tmp = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (tmp < 0) {
-		rc = write_failed(errno, "making the copy", why, len);
-		append(why, len, "; nothing was written");
-		goto out;
-	}
-	rc = copy_bytes(m, tmp, ms.st_size, false, "the mirror", why, len);
-	if (rc == RESTORE_OK && ftruncate(tmp, ms.st_size) != 0)
-		rc = write_failed(errno, "setting the copy's size", why, len);
-	if (rc == RESTORE_OK && fsync(tmp) != 0)
-		rc = write_failed(errno, "syncing the copy", why, len);
+	rc = may_copy(m, &ms, target, why, len);
 	if (rc == RESTORE_OK)
-		rc = compare_with_mirror(tmp, m, &ms, "the copy", why, len);
-	if (rc) {
-		if (rc == RESTORE_STILL_BAD)
-			rc = RESTORE_FAILED;	/* the copy, not the file */
-		append(why, len, target < 0 ? "; nothing was written at its name" :
-		       "; the old file is unchanged");
-		goto out;
-	}
-	/* 3, 4 */
-	if (target < 0) {
-		rc = copy_attrs(tmp, m, &ms, why, len);
-		if (rc == RESTORE_OK && !mirror_unchanged(m, &ms))
-			rc = say(RESTORE_FAILED, why, len, MIRROR_CHANGED "; nothing was written "
-				 "at its name");
-		if (rc)
-			goto out;
-		if (linkat(tmp, "", dirfd, name, AT_EMPTY_PATH) != 0) {
-			rc = errno == EEXIST ?
-				say(RESTORE_REFUSED, why, len, "a file of that name appeared during "
-				    "the copy; it was left alone") :
-				write_failed(errno, "giving the copy its name", why, len);
-			goto out;
+		rc = make_copy(dirfd, m, &ms, target, &tmp, why, len);
+	if (rc == RESTORE_OK && target < 0) {
+		rc = link_copy(tmp, m, &ms, dirfd, name, why, len);
+		if (rc == RESTORE_OK) {
+			w = tmp;
+			tmp = -1;
 		}
-		w = tmp;
-		tmp = -1;
-	} else {
-		w = reopen_rw(target);
-		if (w < 0 || fstat(w, &st) != 0 || !S_ISREG(st.st_mode)) {
-			rc = say(RESTORE_FAILED, why, len, "cannot be opened for writing: %s",
-				 map_strerror(w < 0 ? -w : errno));
-			goto out;
-		}
-		/* The last look before the old file's first byte changes. */
-		if (!mirror_unchanged(m, &ms))
-			rc = say(RESTORE_FAILED, why, len, MIRROR_CHANGED "; the old file is "
-				 "unchanged");
-		else
-			rc = put_in_place(w, tmp, ms.st_size, why, len);
-		if (rc == RESTORE_OK)
-			rc = copy_attrs(w, m, &ms, why, len);
-		if (rc)
-			goto out;
+	} else if (rc == RESTORE_OK) {
+		rc = rewrite_old(target, tmp, m, &ms, &w, why, len);
 	}
 	/* 5 */
-	rc = check_file(fs, dirfd, name, w, m, &ms, why, len);
-out:
+	if (rc == RESTORE_OK)
+		rc = check_file(fs, dirfd, name, w, m, &ms, why, len);
 	if (w >= 0)
 		close(w);
 	if (tmp >= 0)
 		close(tmp);
-	close(m);
-	return rc;
-}
-
-/* ---- symbolic links ---- */
-
-enum restore_result restore_symlink(int dirfd, const char *name, int target, int mirror,
-				    char *why, size_t len)
-{
-	char want[PATH_MAX];
-	struct stat ms, st;
-	ssize_t n = readlinkat(mirror, "", want, sizeof(want) - 1);
-
-	if (n < 0 || fstat(mirror, &ms) != 0)
-		return say(RESTORE_FAILED, why, len, "the mirror's link cannot be read: %s",
-			   map_strerror(errno));
-	if ((size_t)n >= sizeof(want) - 1)
-		return say(RESTORE_FAILED, why, len, "the mirror's link target is too long");
-	want[n] = '\0';
-	if (target >= 0) {
-		/* A link is never rewritten in place: the checked one goes. */
-		if (!name_holds(dirfd, name, target))
-			return say(RESTORE_REFUSED, why, len, "its name was replaced meanwhile");
-		if (unlinkat(dirfd, name, 0) != 0)
-			return say(RESTORE_FAILED, why, len, "the damaged link cannot be removed: %s",
-				   map_strerror(errno));
-	}
-	if (symlinkat(want, dirfd, name) != 0)
-		return errno == EEXIST ?
-			say(RESTORE_REFUSED, why, len, "a file of that name appeared meanwhile; it "
-			    "was left alone") :
-			write_failed(errno, "writing the link", why, len);
-	int l = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	enum restore_result rc = RESTORE_OK;
-	struct timespec t[2] = { ms.st_atim, ms.st_mtim };
-
-	/* Made by us (root): a user's link in its place is not touched. */
-	if (l < 0 || fstat(l, &st) != 0 || !S_ISLNK(st.st_mode) || st.st_uid != geteuid())
-		rc = say(RESTORE_REFUSED, why, len, "the new link was replaced at once; what is "
-			 "there was left alone");
-	else if (fchownat(l, "", ms.st_uid, ms.st_gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0 ||
-		 utimensat(l, "", t, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
-		rc = say(RESTORE_FAILED, why, len, "its owner or times cannot be set: %s",
-			 map_strerror(errno));
-	else if (fstat(l, &st) != 0)
-		rc = say(RESTORE_FAILED, why, len, "%s", map_strerror(errno));
-	else if ((rc = compare_attrs(-1, &st, -1, &ms, why, len)) == RESTORE_OK) {
-		int v = verify_symlink(l, mirror, why, len);
-
-		if (v > 0)
-			rc = RESTORE_FAILED;	/* @why says how */
-		else if (v < 0)
-			rc = say(RESTORE_FAILED, why, len, "%s", map_strerror(-v));
-		else if (!name_holds(dirfd, name, l))
-			rc = say(RESTORE_FAILED, why, len, "its name was moved or replaced during "
-				 "the restore");
-	}
-	if (l >= 0)
-		close(l);
-	return rc;
-}
-
-/* ---- folders ---- */
-
-enum restore_result restore_dir(int dirfd, const char *name, int dir, int mirror, char *why,
-				size_t len)
-{
-	enum restore_result rc;
-	struct stat ms, st;
-	int m = open_mirror(mirror, O_DIRECTORY), d, err = 0;
-
-	if (m < 0)
-		return say(RESTORE_FAILED, why, len, "the mirror's folder cannot be opened: %s",
-			   map_strerror(-m));
-	if (fstat(m, &ms) != 0 || !S_ISDIR(ms.st_mode)) {
-		close(m);
-		return say(RESTORE_REFUSED, why, len, "the mirror's is not a folder");
-	}
-	if (dir < 0) {
-		if (mkdirat(dirfd, name, 0700) != 0) {
-			rc = errno == EEXIST ?
-				say(RESTORE_REFUSED, why, len, "a file of that name appeared "
-				    "meanwhile; it was left alone") :
-				write_failed(errno, "making the folder", why, len);
-			close(m);
-			return rc;
-		}
-		d = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		err = d < 0 ? errno : 0;
-		/* Made by us (root, empty): a user's folder in its place is not
-		 * given the mirror's owner. */
-		if (d >= 0 && (fstat(d, &st) != 0 || st.st_uid != geteuid())) {
-			close(d);
-			d = -1;
-			err = EPERM;
-		}
-	} else {
-		d = reopen_read(dir, O_DIRECTORY | O_NOATIME);
-		err = d < 0 ? -d : 0;
-	}
-	if (d < 0) {
-		close(m);
-		return say(RESTORE_REFUSED, why, len, "the folder cannot be opened: %s",
-			   map_strerror(err));
-	}
-	rc = copy_attrs(d, m, &ms, why, len);
-	if (rc == RESTORE_OK && fsync(d) != 0)
-		rc = write_failed(errno, "syncing it", why, len);
-	if (rc == RESTORE_OK && !name_holds(dirfd, name, d))
-		rc = say(RESTORE_FAILED, why, len, "its name was moved or replaced during the "
-			 "restore");
-	if (rc == RESTORE_OK && verify_dir_entries(d, why, len))
-		rc = RESTORE_STILL_BAD;	/* 'mapctl repair' (or offline) rebuilds it */
-	if (rc == RESTORE_OK && fstat(d, &st) != 0)
-		rc = say(RESTORE_FAILED, why, len, "%s", map_strerror(errno));
-	if (rc == RESTORE_OK)
-		rc = compare_attrs(d, &st, m, &ms, why, len);
-	close(d);
 	close(m);
 	return rc;
 }

@@ -8,6 +8,7 @@
  * paths before the checkpoint that moves past it is saved, so an interrupted
  * scan resumes without losing or repeating anything.  Findings that no longer
  * show are resolved only once both have covered the whole filesystem.
+ * The scan's row (lock, start or resume, how it ended) is scan_row.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,119 +22,9 @@
 #include <unistd.h>
 
 #include "map_internal.h"
+#include "scan_internal.h"
 
 #define DEFAULT_CHECKPOINT_SECS 2
-/* The longest a scan holds the database's write lock: mapperd records the
- * kernel's error reports in the same database while a scan runs, within a
- * second of the error. */
-#define TXN_MAX_SECS 0.25
-
-struct scan {
-	struct map_store *st;
-	struct map_fs *fs;
-	const struct map_scan_opts *opts;
-	struct map_scan_result *res;
-	struct map_scan_row row;
-	double t0;			/* this run's start */
-	double seconds_before;		/* time spent by earlier runs */
-	/*
-	 * The metadata walk and the media readers share the store, the row,
-	 * the result and the caller's callbacks: @lock covers all of them.
-	 * Taken inside the scrubber's and the verifier's own callback locks,
-	 * never around them.
-	 */
-	pthread_mutex_t lock;
-	volatile int stop;		/* media: 1 cancelled, 2 unmounted */
-	int error;			/* first store error */
-	int media_rc;			/* media's result, once it has stopped */
-	bool media_beside;		/* media runs beside the metadata walk */
-	bool metadata_done;		/* media progress goes to the caller
-					 * only then: one phase at a time */
-	bool in_txn;			/* a write transaction is open */
-	/* metadata phase */
-	double meta_commit_at;
-	uint64_t *scrub_inos;		/* inode-scoped findings, for paths */
-	int64_t *scrub_ids;		/*   and their finding ids */
-	size_t nscrub_inos;
-	/* media phase: bad ranges not yet recorded */
-	struct map_range_list pending;
-	double last_checkpoint;
-	uint64_t bad_ranges;
-	uint64_t done_before;		/* bytes verified by earlier runs */
-};
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* ---- transactions: opened when there is something to write ---- */
-
-static int txn_begin(struct scan *s)
-{
-	if (s->in_txn)
-		return 0;
-	int rc = map_store_begin(s->st);
-	if (rc == 0)
-		s->in_txn = true;
-	return rc;
-}
-
-static int txn_commit(struct scan *s)
-{
-	if (!s->in_txn)
-		return 0;
-	s->in_txn = false;
-	return map_store_commit(s->st);
-}
-
-static void txn_rollback(struct scan *s)
-{
-	if (s->in_txn)
-		map_store_rollback(s->st);
-	s->in_txn = false;
-}
-
-/* ---- the lock ---- */
-
-int map_scan_lock(struct map_store *st, const char *uuid, int *holder_pid)
-{
-	char path[4200];
-	char buf[32];
-	struct stat sb;
-	int fd;
-
-	if (snprintf(path, sizeof(path), "%s.%s.lock", map_store_path(st), uuid) >=
-	    (int)sizeof(path))
-		return -ENAMETOOLONG;
-	/* Never through a symbolic link, and only our own file: whoever
-	 * planted something else there wants us to truncate it. */
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0640);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    (sb.st_uid != 0 && sb.st_uid != geteuid())) {
-		close(fd);
-		return -EPERM;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-		if (holder_pid)
-			*holder_pid = n > 0 ? (buf[n] = '\0', atoi(buf)) : 0;
-		close(fd);
-		return err;
-	}
-	int len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)len, 0) < 0) {
-		/* the pid is only informative */
-	}
-	return fd;
-}
 
 /* ---- findings ---- */
 
@@ -225,14 +116,6 @@ static int record_pending(struct scan *s)
 	return rc;
 }
 
-static void save_row(struct scan *s)
-{
-	s->row.seconds = s->seconds_before + (now_s() - s->t0);
-	int rc = map_store_scan_update(s->st, &s->row);
-	if (rc && !s->error)
-		s->error = rc;
-}
-
 /* ---- metadata ---- */
 
 static bool scrub_is_damage(const struct map_scrub_result *r)
@@ -308,7 +191,8 @@ static void on_scrub_progress(uint64_t done, uint64_t total, void *arg)
 	struct scan *s = arg;
 
 	pthread_mutex_lock(&s->lock);
-	struct map_scan_progress p = { "metadata", done, total, s->bad_ranges, now_s() - s->t0 };
+	struct map_scan_progress p = { MAP_SCAN_PHASE_METADATA, done, total, s->bad_ranges,
+				       now_s() - s->t0 };
 
 	if (s->opts->progress)
 		s->opts->progress(&p, s->opts->arg);
@@ -365,7 +249,7 @@ static int metadata_phase(struct scan *s)
 					      &resolved);
 	if (rc == 0) {
 		s->res->resolved += resolved;
-		snprintf(s->row.phase, sizeof(s->row.phase), "%s", s->row.do_media ? "media" : "done");
+		s->row.phase = s->row.do_media ? MAP_SCAN_PHASE_MEDIA : MAP_SCAN_PHASE_DONE;
 		save_row(s);
 		rc = s->error ? s->error : txn_commit(s);
 	}
@@ -394,7 +278,7 @@ static void on_media_progress_locked(struct scan *s, uint64_t done, uint64_t tot
 				     uint64_t position)
 {
 	double t = now_s();
-	struct map_scan_progress p = { "media", s->done_before + done,
+	struct map_scan_progress p = { MAP_SCAN_PHASE_MEDIA, s->done_before + done,
 				       s->done_before + total, s->bad_ranges, t - s->t0 };
 
 	if (s->opts->progress && (s->metadata_done || !s->media_beside))
@@ -499,7 +383,7 @@ static int media_finish(struct scan *s)
 	if (rc == 0) {
 		s->res->resolved += resolved;
 		s->row.media_done = written;
-		snprintf(s->row.phase, sizeof(s->row.phase), "done");
+		s->row.phase = MAP_SCAN_PHASE_DONE;
 		save_row(s);
 		rc = txn_commit(s);
 	}
@@ -510,44 +394,33 @@ static int media_finish(struct scan *s)
 
 /* ---- the scan ---- */
 
-static int start_or_resume(struct scan *s, bool do_metadata, bool do_media)
+/* The phases the row has not finished: metadata with media read beside it
+ * (or after it, without a thread), then the media's end. */
+static int run_phases(struct scan *s, bool do_metadata, bool do_media)
 {
-	struct map_scan_row last;
-	int rc = map_store_scan_latest(s->st, s->res->fs_id, &last);
+	pthread_t media;
+	int rc = 0;
 
-	if (rc == 0 && !s->opts->restart &&
-	    (strcmp(last.state, "running") == 0 || strcmp(last.state, "interrupted") == 0) &&
-	    last.do_metadata == do_metadata && last.do_media == do_media) {
-		/* We hold the scan lock, so a "running" one died with its process. */
-		s->row = last;
-		s->row.runs++;
-		s->seconds_before = last.seconds;
-		s->res->resumed = true;
-	} else {
-		if (rc == 0 && (strcmp(last.state, "running") == 0 ||
-				strcmp(last.state, "interrupted") == 0)) {
-			/* Superseded by this new scan. */
-			snprintf(last.state, sizeof(last.state), "interrupted");
-			snprintf(last.error, sizeof(last.error), "superseded by scan that followed");
-			map_store_scan_update(s->st, &last);
+	if (do_metadata && s->row.phase == MAP_SCAN_PHASE_METADATA) {
+		/* Set before the thread starts: its progress reports read it. */
+		s->media_beside = do_media;
+		if (do_media && pthread_create(&media, NULL, media_thread, s) != 0)
+			s->media_beside = false;	/* then media after metadata */
+		rc = metadata_phase(s);
+		if (s->media_beside) {
+			if (rc)
+				s->stop = 1;	/* at the media's next checkpoint */
+			pthread_join(media, NULL);
+			if (rc == 0)
+				rc = s->media_rc;
 		}
-		memset(&s->row, 0, sizeof(s->row));
-		s->row.fs_id = s->res->fs_id;
-		s->row.do_metadata = do_metadata;
-		s->row.do_media = do_media;
-		s->row.started = (int64_t)time(NULL);
-		s->row.runs = 1;
-		snprintf(s->row.phase, sizeof(s->row.phase), "%s", do_metadata ? "metadata" : "media");
 	}
-	snprintf(s->row.state, sizeof(s->row.state), "running");
-	s->row.pid = (int)getpid();
-	s->row.error[0] = '\0';
-	snprintf(s->row.user, sizeof(s->row.user), "%s", s->opts->user ? s->opts->user : "");
-	if (s->res->resumed)
-		rc = map_store_scan_update(s->st, &s->row);
-	else
-		rc = map_store_scan_insert(s->st, &s->row);
-	s->res->scan_id = s->row.id;
+	if (rc == 0 && do_media && s->row.phase == MAP_SCAN_PHASE_MEDIA) {
+		if (!s->media_beside)	/* not read beside the metadata yet */
+			rc = media_verify(s);
+		if (rc == 0)
+			rc = media_finish(s);
+	}
 	return rc;
 }
 
@@ -587,57 +460,12 @@ int map_scan(struct map_store *st, struct map_fs *fs, const struct map_scan_opts
 	if (lock < 0)
 		return lock;
 	pthread_mutex_init(&s.lock, NULL);
-	rc = start_or_resume(&s, do_metadata, do_media);
+	rc = scan_start_or_resume(&s, do_metadata, do_media);
 	if (rc)
 		goto out;
 
-	pthread_t media;
-
-	if (do_metadata && strcmp(s.row.phase, "metadata") == 0) {
-		/* Set before the thread starts: its progress reports read it. */
-		s.media_beside = do_media;
-		if (do_media && pthread_create(&media, NULL, media_thread, &s) != 0)
-			s.media_beside = false;	/* then media after metadata */
-		rc = metadata_phase(&s);
-		if (s.media_beside) {
-			if (rc)
-				s.stop = 1;	/* at the media's next checkpoint */
-			pthread_join(media, NULL);
-			if (rc == 0)
-				rc = s.media_rc;
-		}
-	}
-	if (rc == 0 && do_media && strcmp(s.row.phase, "media") == 0) {
-		if (!s.media_beside)	/* not read beside the metadata yet */
-			rc = media_verify(&s);
-		if (rc == 0)
-			rc = media_finish(&s);
-	}
-
-	if (rc == 0) {
-		snprintf(s.row.state, sizeof(s.row.state), "complete");
-		s.row.finished = (int64_t)time(NULL);
-	} else if (rc == -MAP_ECANCELED || rc == -MAP_EUNMOUNTED) {
-		snprintf(s.row.state, sizeof(s.row.state), "interrupted");
-		snprintf(s.row.error, sizeof(s.row.error), "%s", map_strerror(rc));
-	} else {
-		snprintf(s.row.state, sizeof(s.row.state), "failed");
-		snprintf(s.row.error, sizeof(s.row.error), "%s", map_strerror(rc));
-	}
-	s.error = 0;
-	save_row(&s);
-
-	struct map_action a = { .fs_id = res->fs_id };
-	snprintf(a.action, sizeof(a.action), "scan");
-	snprintf(a.user, sizeof(a.user), "%s", s.row.user);
-	snprintf(a.outcome, sizeof(a.outcome), "%s", s.row.state);
-	snprintf(a.detail, sizeof(a.detail), "scan %lld%s: %d new, %d seen again, %d resolved%s%s%s",
-		 (long long)s.row.id, res->resumed ? " (resumed)" : "", res->new_findings,
-		 res->seen_findings, res->resolved,
-		 res->metadata_skipped ? "; metadata not checked: no online scrub" : "",
-		 s.row.error[0] ? "; " : "", s.row.error);
-	map_store_action_add(st, &a);
-
+	rc = run_phases(&s, do_metadata, do_media);
+	scan_finish(&s, rc);
 	if (map_store_count(st, res->fs_id, counts) == 0)
 		res->open = map_counts_open(counts);
 out:

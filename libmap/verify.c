@@ -4,23 +4,11 @@
  * large reads, several in flight, and split failed reads (many parts read at
  * once) down to the block size to find the exact bad ranges.
  *
- * Which bytes are in use comes from GETFSMAP.  With rmapbt and CAP_SYS_ADMIN
- * the kernel walks the reverse mapping btree and returns one record per
- * extent of every file: on a filesystem of 100 000 files that walk costs more
- * CPU than reading the data, and in a slow (emulated) machine it, not the
- * disk, set the pace.  A caller without CAP_SYS_ADMIN is answered from the
- * free space btree instead: one record per free extent, everything between
- * them reported as in use (measured in the TCG guest, 100 000 files: 8
- * records in 3 ms instead of 102 514 in about 1 s).  So by default the
- * threads that find the ranges drop CAP_SYS_ADMIN (credentials are per
- * thread), and the verifier reads all allocated space, preallocated
- * (unwritten) extents and CoW staging included; a bad range is then checked
- * against the reverse mapping (a query over that range only) and reported
- * only where it hits written space.
+ * Which bytes are in use, and why the threads that find them drop
+ * CAP_SYS_ADMIN, is verify_written.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +18,7 @@
 
 #include "map_fsmap.h"
 #include "map_internal.h"
+#include "verify_internal.h"
 
 #define DEFAULT_IO_SIZE		MAP_VERIFY_IO_SIZE_DEFAULT
 /*
@@ -47,111 +36,7 @@
 #define IOPRIO_CLASS_SHIFT	13
 #define IOPRIO_WHO_PROCESS	1
 
-/* ---- written space ---- */
-
-static int add_written(const struct fsmap *rec, void *arg)
-{
-	struct map_range_list *out = arg;
-
-	if (rec->fmr_flags & FMR_OF_PREALLOC)
-		return 0;	/* unwritten: reads return zeroes, nothing to lose */
-	if (rec->fmr_flags & FMR_OF_SPECIAL_OWNER) {
-		if (rec->fmr_owner == FMR_OWN_FREE || rec->fmr_owner == XFS_FMR_OWN_COW)
-			return 0;
-	}
-	/* Records come sorted by start: extend the last range in place instead
-	 * of keeping (and later sorting) one entry per extent. */
-	if (out->n) {
-		struct map_range *last = &out->v[out->n - 1];
-		uint64_t end = last->start + last->length, rec_end;
-
-		if (rec->fmr_physical >= last->start && rec->fmr_physical <= end &&
-		    !__builtin_add_overflow(rec->fmr_physical, rec->fmr_length, &rec_end)) {
-			if (rec_end > end)
-				last->length = rec_end - last->start;
-			return 0;
-		}
-	}
-	return map_range_add(out, rec->fmr_physical, rec->fmr_length);
-}
-
-/*
- * Drop CAP_SYS_ADMIN from the calling thread's effective set, so that
- * GETFSMAP answers from the free space btree (see the top of this file).
- * The raw system call changes this thread only.  0 or a negative errno
- * (a seccomp filter may refuse capset: the caller then takes the slow, exact
- * path).
- */
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct head = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-
-	if (syscall(SYS_capget, &head, data) != 0)
-		return -errno;
-	if (!(data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN)))
-		return 0;
-	data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
-	if (syscall(SYS_capset, &head, data) != 0)
-		return -errno;
-	return 0;
-}
-
-int map_written_ranges(struct map_fs *fs, struct map_range_list *out)
-{
-	uint64_t end = fs->info.geo.datablocks * fs->info.geo.blocksize;
-	int rc = map_fsmap_query(fs, 0, end ? end - 1 : UINT64_MAX, add_written, out);
-
-	if (rc)
-		return rc;
-	/* Reflinked extents come once per owner; merging also drops those. */
-	map_range_merge(out, 0);
-	return 0;
-}
-
 /* ---- the reader pool ---- */
-
-struct piece {
-	uint64_t start;
-	uint64_t length;
-	bool done;
-};
-
-struct verify {
-	const struct map_verify_opts *opts;
-	int fd;
-	uint32_t blocksize;
-	uint32_t io_size;
-
-	pthread_mutex_t lock;
-	pthread_cond_t more;		/* pieces were added, or there will be no more */
-	bool input_done;
-	struct piece *pieces;
-	size_t npieces, next, low;	/* next to hand out; lowest not done */
-
-	/* Finding the written ranges ourselves, AG by AG (map_verify_written):
-	 * several AGs are queried at once, and each AG's pieces are added in
-	 * AG order so that "lowest piece not done" stays a resume position. */
-	struct map_fs *fs;
-	uint64_t from;
-	uint32_t next_ag, added_ag;
-	struct map_range_list *ag_ranges;
-	bool *ag_ready;
-	uint64_t written;		/* every written byte, also below from */
-	bool clip;			/* ranges may hold unwritten space: clip bad
-					 * ranges to written space before reporting */
-	uint64_t done_bytes;
-	int64_t last_progress_ns;
-	/* The caller's callbacks run under their own lock, not under @lock,
-	 * so that slow work in them (recording findings at a checkpoint)
-	 * does not stop the other readers. */
-	pthread_mutex_t cb_lock;
-	uint64_t cb_done, cb_position;	/* last reported: never go back */
-	int64_t rate_next_ns;		/* token bucket: when the next read may start */
-	int error;			/* first fatal error */
-	bool cancelled;
-	struct map_verify_stats stats;
-};
 
 static int64_t now_ns(void)
 {
@@ -169,7 +54,7 @@ static void sleep_until(int64_t t)
 		;
 }
 
-static int collect_piece(uint64_t start, uint64_t length, void *arg)
+int verify_collect_piece(uint64_t start, uint64_t length, void *arg)
 {
 	struct verify *v = arg;
 
@@ -278,7 +163,7 @@ static void flush_bad(struct verify *v, struct bad_run *run)
 	 * bad range only.  If it fails, report the whole range (a false alarm
 	 * in a preallocated extent beats a missed one). */
 	if (v->clip && map_fsmap_query(v->fs, run->start, run->start + run->length - 1,
-				       add_written, &written) == 0) {
+				       verify_add_written, &written) == 0) {
 		map_range_merge(&written, 0);
 		map_range_intersect(&written, run->start, run->length, report_bad, &r);
 	} else {
@@ -508,81 +393,6 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* ---- finding the written ranges while reading ---- */
-
-/* Add the pieces of every AG that is ready and has no unready AG before it.
- * Called with the lock held. */
-static int add_ready_ags(struct verify *v)
-{
-	const struct map_geometry *geo = &v->fs->info.geo;
-	int rc = 0;
-
-	while (v->added_ag < geo->agcount && v->ag_ready[v->added_ag]) {
-		struct map_range_list *l = &v->ag_ranges[v->added_ag];
-
-		for (size_t i = 0; i < l->n && rc == 0; i++) {
-			rc = map_range_split(l->v[i].start, l->v[i].length, v->io_size, v->blocksize,
-					     collect_piece, v);
-			v->stats.bytes_total += l->v[i].length;
-		}
-		map_range_free(l);
-		v->added_ag++;
-	}
-	if (v->added_ag == geo->agcount)
-		v->input_done = true;
-	pthread_cond_broadcast(&v->more);
-	return rc;
-}
-
-static void *producer(void *arg)
-{
-	struct verify *v = arg;
-	const struct map_geometry *geo = &v->fs->info.geo;
-
-	if (!v->opts->written_only)
-		drop_sys_admin();	/* failing that, the exact (slower) map */
-
-	for (;;) {
-		struct map_range_list l = { 0 };
-		uint32_t ag;
-		int rc;
-
-		pthread_mutex_lock(&v->lock);
-		ag = v->next_ag++;
-		bool stop = v->error || v->cancelled;
-		pthread_mutex_unlock(&v->lock);
-		if (ag >= geo->agcount || stop)
-			break;
-
-		uint64_t first = (uint64_t)ag * geo->agblocks * geo->blocksize;
-		uint64_t end_block = (uint64_t)(ag + 1) * geo->agblocks;
-		if (end_block > geo->datablocks)
-			end_block = geo->datablocks;
-		rc = map_fsmap_query(v->fs, first, end_block * geo->blocksize - 1, add_written, &l);
-		if (rc == 0) {
-			/* Reflinked extents come once per owner; merging drops those. */
-			map_range_merge(&l, 0);
-		}
-		pthread_mutex_lock(&v->lock);
-		if (rc == 0) {
-			v->written += map_range_total(&l);
-			map_range_clip_below(&l, v->from);
-			v->ag_ranges[ag] = l;
-			v->ag_ready[ag] = true;
-			rc = add_ready_ags(v);
-		} else {
-			map_range_free(&l);
-		}
-		if (rc && !v->error) {
-			v->error = -rc;
-			v->input_done = true;
-			pthread_cond_broadcast(&v->more);
-		}
-		pthread_mutex_unlock(&v->lock);
-	}
-	return NULL;
-}
-
 /* ---- the verifier ---- */
 
 static int run_verify(struct verify *v, struct map_fs *fs, uint32_t nproducers)
@@ -606,7 +416,7 @@ static int run_verify(struct verify *v, struct map_fs *fs, uint32_t nproducers)
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < nproducers; i++)
-		if (pthread_create(&threads[started], NULL, producer, v) == 0)
+		if (pthread_create(&threads[started], NULL, verify_find_written, v) == 0)
 			started++;
 	producers = started;
 	if (nproducers && producers == 0) {
@@ -676,7 +486,7 @@ int map_verify_media(struct map_fs *fs, const struct map_range_list *ranges,
 	v.stats.bytes_total = map_range_total(ranges);
 	for (size_t i = 0; i < ranges->n && rc == 0; i++)
 		rc = map_range_split(ranges->v[i].start, ranges->v[i].length, v.io_size,
-				     v.blocksize, collect_piece, &v);
+				     v.blocksize, verify_collect_piece, &v);
 	v.input_done = true;
 	if (rc == 0)
 		rc = run_verify(&v, fs, 0);

@@ -148,56 +148,77 @@ static bool is_media_errno(int e)
 	       e == ETIMEDOUT;
 }
 
-/* Turn a recognised line into an event for the filesystem it concerns. */
-static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line *l)
+/*
+ * The line's sector and length in bytes.  Sector numbers are text: one whose
+ * byte offset or end does not fit in 64 bits is no real disk's (and would
+ * wrap below): false.
+ */
+static bool sector_bytes(const struct md_kmsg_line *l, uint64_t *start, uint64_t *length)
 {
-	struct md_event *ev = NULL;
+	uint64_t end;
+
+	return !__builtin_mul_overflow(l->sector, 512, start) &&
+	       !__builtin_mul_overflow(l->length ? l->length : 1, 512, length) &&
+	       !__builtin_add_overflow(*start, *length, &end);
+}
+
+/* A block-layer error: the request's extent under a watched filesystem. */
+static struct md_event *block_event(struct md_daemon *d, const struct md_kmsg_line *l)
+{
+	struct md_event *ev;
 	struct md_fs *fs;
 
-	if (!own_record(l)) {
-		log_debug("kmsg: a line shaped like the %s's own came with SUBSYSTEM=%s DEVICE=%s: "
-			  "not taken", l->kind == MD_KMSG_BLOCK_ERROR ? "block layer" : "XFS",
-			  l->subsystem, l->device);
+	if (l->op[0] && strcmp(l->op, "READ") != 0 && strcmp(l->op, "WRITE") != 0)
+		return NULL;	/* discard, flush, zone ops: no data at stake */
+	fs = fs_by_disk_sector(d, l->dev, l->sector);
+	if (!fs) {
+		log_debug("kmsg: %s sector %" PRIu64 " is not under a watched filesystem",
+			  l->dev, l->sector);
 		return NULL;
 	}
-	/* Sector numbers are text: one whose byte offset or end does not fit
-	 * in 64 bits is no real disk's (and would wrap below). */
-	uint64_t start_bytes, length_bytes, end_bytes;
-	if (__builtin_mul_overflow(l->sector, 512, &start_bytes) ||
-	    __builtin_mul_overflow(l->length ? l->length : 1, 512, &length_bytes) ||
-	    __builtin_add_overflow(start_bytes, length_bytes, &end_bytes)) {
-		log_debug("kmsg: %s sector %" PRIu64 ": beyond any disk", l->dev, l->sector);
+	uint64_t byte = (l->sector - fs->bdev.start) * 512;	/* fits: sector_bytes() */
+	uint64_t window = fs->bdev.max_io ? fs->bdev.max_io : DEFAULT_WINDOW;
+	if (d->pipe && md_pipeline_self_inflicted(d->pipe, fs->dev, byte, 512)) {
+		log_debug("kmsg: %s sector %" PRIu64 ": our own read", l->dev, l->sector);
 		return NULL;
 	}
-	if (l->kind == MD_KMSG_BLOCK_ERROR) {
-		if (l->op[0] && strcmp(l->op, "READ") != 0 && strcmp(l->op, "WRITE") != 0)
-			return NULL;	/* discard, flush, zone ops: no data at stake */
-		fs = fs_by_disk_sector(d, l->dev, l->sector);
-		if (!fs) {
-			log_debug("kmsg: %s sector %" PRIu64 " is not under a watched filesystem",
-				  l->dev, l->sector);
-			return NULL;
-		}
-		uint64_t byte = (l->sector - fs->bdev.start) * 512;	/* fits: checked above */
-		uint64_t window = fs->bdev.max_io ? fs->bdev.max_io : DEFAULT_WINDOW;
-		if (d->pipe && md_pipeline_self_inflicted(d->pipe, fs->dev, byte, 512)) {
-			log_debug("kmsg: %s sector %" PRIu64 ": our own read", l->dev, l->sector);
-			return NULL;
-		}
-		/* The sector is where the failed request started; the bad
-		 * part is somewhere in it: read the request's extent. */
-		ev = new_event(fs, MD_EV_RANGE, l);
-		if (ev) {
-			ev->start = byte;
-			ev->length = window;
-			ev->verify = true;
-			ev->block_layer = true;
-			ev->error = ev->error ? ev->error : EIO;
-		}
-		return ev;
+	/* The sector is where the failed request started; the bad
+	 * part is somewhere in it: read the request's extent. */
+	ev = new_event(fs, MD_EV_RANGE, l);
+	if (ev) {
+		ev->start = byte;
+		ev->length = window;
+		ev->verify = true;
+		ev->block_layer = true;
+		ev->error = ev->error ? ev->error : EIO;
 	}
+	return ev;
+}
 
-	fs = md_fs_by_devname(d, l->dev);
+/* The kernel says @fs was shut down: logged, recorded and notified once. */
+static void note_shutdown(struct md_daemon *d, struct md_fs *fs)
+{
+	struct log_ctx lc = {
+		.message_id = MD_MSGID_SHUTDOWN, .uuid = fs->uuid,
+		.mountpoint = fs->mountpoint, .source = "kmsg",
+	};
+
+	if (fs->shut_down)
+		return;
+	log_ctx_msg(LOG_ERR, &lc, "%s %s: the filesystem was shut down", fs->uuid,
+		    fs->mountpoint);
+	fs->shut_down = true;
+	md_db_fs_shut_down(d, fs);
+	md_notify_post(MD_NOTIFY_SHUTDOWN, fs->uuid, fs->mountpoint, 0, -1);
+}
+
+/* An XFS line: the bytes, inode or filesystem it names. */
+static struct md_event *xfs_event(struct md_daemon *d, const struct md_kmsg_line *l,
+				  uint64_t start_bytes, uint64_t length_bytes)
+{
+	struct md_event *ev = NULL;
+	struct md_fs *fs = md_fs_by_devname(d, l->dev);
+
 	if (!fs) {
 		log_debug("kmsg: XFS (%s) is not a watched filesystem", l->dev);
 		return NULL;
@@ -226,18 +247,7 @@ static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line
 			ev->ino = l->ino;
 		break;
 	case MD_KMSG_XFS_SHUTDOWN:
-		if (!fs->shut_down) {
-			struct log_ctx lc = {
-				.message_id = MD_MSGID_SHUTDOWN, .uuid = fs->uuid,
-				.mountpoint = fs->mountpoint, .source = "kmsg",
-			};
-
-			log_ctx_msg(LOG_ERR, &lc, "%s %s: the filesystem was shut down", fs->uuid,
-				    fs->mountpoint);
-			fs->shut_down = true;
-			md_db_fs_shut_down(d, fs);
-			md_notify_post(MD_NOTIFY_SHUTDOWN, fs->uuid, fs->mountpoint, 0, -1);
-		}
+		note_shutdown(d, fs);
 		/* fall through */
 	case MD_KMSG_XFS_CORRUPTION:
 		ev = new_event(fs, MD_EV_FS, l);
@@ -246,6 +256,26 @@ static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line
 		break;
 	}
 	return ev;
+}
+
+/* Turn a recognised line into an event for the filesystem it concerns. */
+static struct md_event *event_for(struct md_daemon *d, const struct md_kmsg_line *l)
+{
+	uint64_t start_bytes, length_bytes;
+
+	if (!own_record(l)) {
+		log_debug("kmsg: a line shaped like the %s's own came with SUBSYSTEM=%s DEVICE=%s: "
+			  "not taken", l->kind == MD_KMSG_BLOCK_ERROR ? "block layer" : "XFS",
+			  l->subsystem, l->device);
+		return NULL;
+	}
+	if (!sector_bytes(l, &start_bytes, &length_bytes)) {
+		log_debug("kmsg: %s sector %" PRIu64 ": beyond any disk", l->dev, l->sector);
+		return NULL;
+	}
+	if (l->kind == MD_KMSG_BLOCK_ERROR)
+		return block_event(d, l);
+	return xfs_event(d, l, start_bytes, length_bytes);
 }
 
 static void kmsg_ready(struct md_daemon *d, struct md_watch *w, uint32_t events)

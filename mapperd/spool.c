@@ -211,19 +211,8 @@ void md_spool_entry_free(struct md_spool_entry *e)
 	e->n = 0;
 }
 
-static int decode(struct rbuf *r, struct md_spool_entry *e)
+static void get_info(struct rbuf *r, struct map_fs_info *in)
 {
-	struct map_fs_info *in = &e->info;
-	char magic[8], end[4];
-	uint32_t n, version;
-
-	memset(e, 0, sizeof(*e));
-	get(r, magic, 8);
-	version = get_u32(r);
-	if (r->bad || memcmp(magic, SPOOL_MAGIC, 8) != 0 || version < 1 ||
-	    version > SPOOL_VERSION || get_u32(r) != sizeof(struct map_geometry))
-		return -EINVAL;
-	e->have_info = get_u8(r);
 	get_str(r, in->mountpoint, sizeof(in->mountpoint));
 	get_str(r, in->device, sizeof(in->device));
 	get_str(r, in->uuid, sizeof(in->uuid));
@@ -235,7 +224,11 @@ static int decode(struct rbuf *r, struct md_spool_entry *e)
 	in->fsmap_dev = get_u32(r);
 	in->read_only = get_u8(r);
 	get(r, &in->geo, sizeof(in->geo));
+}
 
+/* The events row, and (from version 2) the inode it marks healthy. */
+static void get_row(struct rbuf *r, struct md_spool_entry *e, uint32_t version)
+{
 	e->row.at = (int64_t)get_u64(r);
 	get_str(r, e->row.source, sizeof(e->row.source));
 	e->row.ino = get_u64(r);
@@ -247,6 +240,60 @@ static int decode(struct rbuf *r, struct md_spool_entry *e)
 		e->healthy_gen = get_u32(r);
 		get_str(r, e->healthy_scrub, sizeof(e->healthy_scrub));
 	}
+}
+
+/* One finding into @f (initialised here); r->bad when it cannot be one. */
+static void get_finding(struct rbuf *r, struct map_finding *f)
+{
+	uint32_t npaths;
+
+	map_finding_init(f);
+	get_str(r, f->source, sizeof(f->source));
+	get_str(r, f->kind, sizeof(f->kind));
+	f->has_range = get_u8(r);
+	f->physical = get_u64(r);
+	f->length = get_u64(r);
+	f->ino = get_u64(r);
+	f->gen = get_u32(r);
+	f->mode = get_u32(r);
+	get_str(r, f->fork, sizeof(f->fork));
+	f->has_offset = get_u8(r);
+	f->offset = get_u64(r);
+	f->agno = (int64_t)get_u64(r);
+	f->flags = get_u32(r);
+	get_str(r, f->scrub, sizeof(f->scrub));
+	get_str(r, f->detail, sizeof(f->detail));
+	f->state = (enum map_finding_state)get_u32(r);
+	f->first_seen = (int64_t)get_u64(r);
+	f->last_seen = (int64_t)get_u64(r);
+	f->first_scan = (int64_t)get_u64(r);
+	f->last_scan = (int64_t)get_u64(r);
+	npaths = get_u32(r);
+	if (f->state >= MAP_STATE_NR || npaths > (r->n - r->off) / 4)
+		r->bad = true;
+	for (uint32_t k = 0; k < npaths && !r->bad; k++) {
+		char *path = get_strdup(r);
+
+		if (path && map_finding_add_path(f, path) != 0)
+			r->bad = true;
+		free(path);
+	}
+}
+
+static int decode(struct rbuf *r, struct md_spool_entry *e)
+{
+	char magic[8], end[4];
+	uint32_t n, version;
+
+	memset(e, 0, sizeof(*e));
+	get(r, magic, 8);
+	version = get_u32(r);
+	if (r->bad || memcmp(magic, SPOOL_MAGIC, 8) != 0 || version < 1 ||
+	    version > SPOOL_VERSION || get_u32(r) != sizeof(struct map_geometry))
+		return -EINVAL;
+	e->have_info = get_u8(r);
+	get_info(r, &e->info);
+	get_row(r, e, version);
 
 	n = get_u32(r);
 	/* each finding takes well over 64 bytes: a count the file cannot hold is a lie */
@@ -256,41 +303,8 @@ static int decode(struct rbuf *r, struct md_spool_entry *e)
 	if (!e->v)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n && !r->bad; i++) {
-		struct map_finding *f = &e->v[i];
-		uint32_t npaths;
-
-		map_finding_init(f);
 		e->n = i + 1;
-		get_str(r, f->source, sizeof(f->source));
-		get_str(r, f->kind, sizeof(f->kind));
-		f->has_range = get_u8(r);
-		f->physical = get_u64(r);
-		f->length = get_u64(r);
-		f->ino = get_u64(r);
-		f->gen = get_u32(r);
-		f->mode = get_u32(r);
-		get_str(r, f->fork, sizeof(f->fork));
-		f->has_offset = get_u8(r);
-		f->offset = get_u64(r);
-		f->agno = (int64_t)get_u64(r);
-		f->flags = get_u32(r);
-		get_str(r, f->scrub, sizeof(f->scrub));
-		get_str(r, f->detail, sizeof(f->detail));
-		f->state = (enum map_finding_state)get_u32(r);
-		f->first_seen = (int64_t)get_u64(r);
-		f->last_seen = (int64_t)get_u64(r);
-		f->first_scan = (int64_t)get_u64(r);
-		f->last_scan = (int64_t)get_u64(r);
-		npaths = get_u32(r);
-		if (f->state >= MAP_STATE_NR || npaths > (r->n - r->off) / 4)
-			r->bad = true;
-		for (uint32_t k = 0; k < npaths && !r->bad; k++) {
-			char *path = get_strdup(r);
-
-			if (path && map_finding_add_path(f, path) != 0)
-				r->bad = true;
-			free(path);
-		}
+		get_finding(r, &e->v[i]);
 	}
 	get(r, end, 4);
 	if (r->bad || memcmp(end, SPOOL_END, 4) != 0 || r->off != r->n) {

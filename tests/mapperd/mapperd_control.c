@@ -78,7 +78,7 @@ static bool wait_scan_complete(const char *mnt, struct map_scan_row *row, double
 	double t0 = tl_mono();
 
 	while (tl_mono() - t0 < timeout) {
-		if (scans_recorded(mnt, row) == 1 && !strcmp(row->state, "complete"))
+		if (scans_recorded(mnt, row) == 1 && row->state == MAP_SCAN_COMPLETE)
 			return true;
 		tl_sleep(0.1);
 	}
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	tl_sh("%s daemon progress --socket %s", mdt_mapctl, MDT_SOCK);
 	CHECK(wait_scan_complete(MNT, &row, 120) && row.id != first_scan && row.do_media,
 	      "the media scan root asked for did not complete (scan %lld %s)", (long long)row.id,
-	      row.state);
+	      map_scan_state_name(row.state));
 	tl_must("install -d -m 1777 /run/mdtest/nobody");
 	snprintf(cmd, sizeof(cmd), "%s daemon scan --socket %s %s 2>/run/mdtest/nobody/err",
 		 mdt_mapctl, MDT_SOCK, MNT);

@@ -128,9 +128,10 @@ int main(int argc, char **argv)
 		int lrc = latest_scan(&row);
 		if (polls++ % 20 == 0)
 			printf("poll %.1f s: %s, phase %s position %llu\n", tl_mono() - t0,
-			       lrc ? map_strerror(lrc) : "ok", lrc ? "-" : row.phase,
+			       lrc ? map_strerror(lrc) : "ok",
+			       lrc ? "-" : map_scan_phase_name(row.phase),
 			       lrc ? 0ULL : (unsigned long long)row.media_position);
-		ready = lrc == 0 && !strcmp(row.phase, "media") &&
+		ready = lrc == 0 && row.phase == MAP_SCAN_PHASE_MEDIA &&
 			row.media_position > bad[0].physical &&
 			row.media_position + 16 * MiB < bad[1].physical;
 		if (!ready)
@@ -138,7 +139,7 @@ int main(int argc, char **argv)
 	}
 	REQUIRE(ready, "no media checkpoint past byte %llu in time (phase %s position %llu, "
 		"%llu of %llu bytes in %.1f s, after %.1f s)",
-		(unsigned long long)bad[0].physical, row.phase,
+		(unsigned long long)bad[0].physical, map_scan_phase_name(row.phase),
 		(unsigned long long)row.media_position, (unsigned long long)row.media_done,
 		(unsigned long long)row.media_total, row.seconds, tl_mono() - t0);
 	printf("checkpoint: scan %lld at %llu of %llu bytes\n", (long long)row.id,
@@ -154,7 +155,7 @@ int main(int argc, char **argv)
 	int64_t scan_id = row.id;
 	uint64_t killed_at = row.media_position;
 	REQUIRE(latest_scan(&row) == 0, "no scan row");
-	CHECK_STR(row.state, "running");
+	CHECK_INT(row.state, MAP_SCAN_RUNNING);
 	CHECK_INT(row.runs, 1);
 	CHECK_INT(row.id, scan_id);
 
@@ -163,11 +164,12 @@ int main(int argc, char **argv)
 	t0 = tl_mono();
 	bool done = false;
 	while (!done && tl_mono() - t0 < 180) {
-		done = latest_scan(&row) == 0 && !strcmp(row.state, "complete");
+		done = latest_scan(&row) == 0 && row.state == MAP_SCAN_COMPLETE;
 		if (!done)
 			tl_sleep(0.2);
 	}
-	CHECK(done, "the scan did not complete after the restart (state %s)", row.state);
+	CHECK(done, "the scan did not complete after the restart (state %s)",
+	      map_scan_state_name(row.state));
 	CHECK_INT(row.id, scan_id);
 	CHECK_INT(row.runs, 2);
 	CHECK(row.media_done == row.media_total && row.media_total > 3 * FILE_MB * MiB,
@@ -200,7 +202,7 @@ int main(int argc, char **argv)
 	}
 	t0 = tl_mono();
 	while (tl_mono() - t0 < 30 && !(latest_scan(&row) == 0 && row.id != scan_id &&
-					  !strcmp(row.state, "running")))
+					  row.state == MAP_SCAN_RUNNING))
 		tl_sleep(0.05);
 	int64_t ctl_scan = row.id;
 	CHECK(ctl_scan != scan_id, "mapctl's scan did not start");
@@ -213,7 +215,7 @@ int main(int argc, char **argv)
 	done = false;
 	while (!done && tl_mono() - t0 < 60) {
 		done = latest_scan(&row) == 0 && row.id != ctl_scan && row.id != scan_id &&
-		       !strcmp(row.state, "complete");
+		       row.state == MAP_SCAN_COMPLETE;
 		if (!done)
 			tl_sleep(0.2);
 	}

@@ -122,8 +122,8 @@ static void add_scan(struct map_store *st, int64_t fs_id, const char *state, boo
 
 	memset(&row, 0, sizeof(row));
 	row.fs_id = fs_id;
-	snprintf(row.state, sizeof(row.state), "%s", state);
-	snprintf(row.phase, sizeof(row.phase), "%s", strcmp(state, "complete") ? "media" : "done");
+	row.state = map_scan_state_from_name(state);
+	row.phase = strcmp(state, "complete") ? MAP_SCAN_PHASE_MEDIA : MAP_SCAN_PHASE_DONE;
 	row.do_metadata = true;
 	row.do_media = media;
 	row.started = finished - 60;

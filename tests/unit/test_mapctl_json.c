@@ -93,8 +93,8 @@ static void add_scan(struct map_store *st, int64_t fs_id, int64_t finished)
 
 	memset(&row, 0, sizeof(row));
 	row.fs_id = fs_id;
-	snprintf(row.state, sizeof(row.state), "complete");
-	snprintf(row.phase, sizeof(row.phase), "done");
+	row.state = MAP_SCAN_COMPLETE;
+	row.phase = MAP_SCAN_PHASE_DONE;
 	row.do_metadata = row.do_media = true;
 	row.started = finished - 60;
 	row.finished = finished;

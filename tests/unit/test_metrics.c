@@ -23,7 +23,7 @@
 #include "store_fixture.h"
 #include "testlib.h"
 
-/* More than the events table keeps (EVENTS_KEPT in libmap/store.c). */
+/* More than the events table keeps (EVENTS_KEPT in libmap/store_history.c). */
 #define STORM_EVENTS	20005
 
 static const char *mapctl;
@@ -58,8 +58,8 @@ static void add_scan(struct map_store *st, int64_t fs_id, const char *state, boo
 
 	memset(&s, 0, sizeof(s));
 	s.fs_id = fs_id;
-	snprintf(s.state, sizeof(s.state), "%s", state);
-	snprintf(s.phase, sizeof(s.phase), "%s", strcmp(state, "complete") ? "media" : "done");
+	s.state = map_scan_state_from_name(state);
+	s.phase = strcmp(state, "complete") ? MAP_SCAN_PHASE_MEDIA : MAP_SCAN_PHASE_DONE;
 	s.do_metadata = metadata;
 	s.do_media = media;
 	s.started = finished ? finished - 100 : 1700000000;

@@ -335,8 +335,8 @@ static int64_t add_scan(struct map_store *st, int64_t fs_id, int64_t started)
 
 	memset(&row, 0, sizeof(row));
 	row.fs_id = fs_id;
-	snprintf(row.state, sizeof(row.state), "running");
-	snprintf(row.phase, sizeof(row.phase), "metadata");
+	row.state = MAP_SCAN_RUNNING;
+	row.phase = MAP_SCAN_PHASE_METADATA;
 	row.do_metadata = row.do_media = true;
 	row.started = started;
 	row.runs = 1;
