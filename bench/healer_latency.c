@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "latency_stats.h"
 #include "mdtest.h"
 #include "vmtest.h"
 
@@ -104,20 +105,6 @@ static pid_t healer_start(const char *mnt)
 		_exit(127);
 	}
 	return pid;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double percentile(const double *sorted, size_t n, double p)
-{
-	size_t i = (size_t)(p * (double)(n - 1) + 0.5);
-
-	return sorted[i < n ? i : n - 1];
 }
 
 int main(int argc, char **argv)
@@ -208,9 +195,7 @@ int main(int argc, char **argv)
 		mdt_stop(pid);
 	}
 	REQUIRE(n > 0, "no event measured");
-	qsort(lat, n, sizeof(lat[0]), cmp_double);
-	printf("latency-ms %.0f %.0f %.0f %zu\n", percentile(lat, n, 0.50), percentile(lat, n, 0.99),
-	       lat[n - 1], n);
+	latency_print("latency-ms", lat, n);
 	printf("range-bytes %" PRIu64 " %" PRIu64 "\n", rmin, rmax);
 	return 0;
 }

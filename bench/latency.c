@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "latency_stats.h"
 #include "mdtest.h"
 #include "vmtest.h"
 
@@ -88,20 +89,6 @@ static long peak_rss_kib(pid_t pid)
 			break;
 	fclose(f);
 	return kib;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double percentile(const double *sorted, size_t n, double p)
-{
-	size_t i = (size_t)(p * (double)(n - 1) + 0.5);
-
-	return sorted[i < n ? i : n - 1];
 }
 
 int main(int argc, char **argv)
@@ -176,14 +163,10 @@ int main(int argc, char **argv)
 	int rc = mdt_stop(pid);
 
 	REQUIRE(n > 0, "no event measured");
-	qsort(lat, n, sizeof(lat[0]), cmp_double);
-	qsort(rd, n, sizeof(rd[0]), cmp_double);
 	fprintf(stderr, "mapperd exit %d; %zu events measured, %zu without a finding in 10 s\n",
 		rc, n, misses);
-	printf("latency-ms %.0f %.0f %.0f %zu\n", percentile(lat, n, 0.50), percentile(lat, n, 0.99),
-	       lat[n - 1], n);
-	printf("read-ms %.0f %.0f %.0f %zu\n", percentile(rd, n, 0.50), percentile(rd, n, 0.99),
-	       rd[n - 1], n);
+	latency_print("latency-ms", lat, n);
+	latency_print("read-ms", rd, n);
 	printf("mapperd-peak-rss-kib %ld\n", rss);
 	free(lat);
 	free(rd);

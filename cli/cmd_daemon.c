@@ -5,40 +5,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
+#include "map_control_client.h"
 #include "mapctl.h"
 
 #define DEFAULT_SOCKET "/run/mapper/mapperd.sock"
-
-struct reply {
-	char *text;		/* every line before the last */
-	size_t len;
-	char *last;		/* "ok", "ok: ...", "error: ..." (points into text) */
-};
-
-/* A connected socket, or a negative errno (the caller says why). */
-static int connect_to(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
 
 /* The one line that says why mapperd cannot be reached; EXIT_ERROR. */
 static int cannot_reach(const struct ctl *ctl, const char *path, int err)
@@ -52,60 +24,21 @@ static int cannot_reach(const struct ctl *ctl, const char *path, int err)
 	return fail(ctl, err, "cannot reach mapperd at %s", shown(path));
 }
 
-/* Send one request line and read the reply up to its final line. */
-static int ask(const struct ctl *ctl, int fd, const char *request, struct reply *r)
+/* Send one request line and read the reply up to its final line: 0, or
+ * EXIT_ERROR after saying why not. */
+static int ask(const struct ctl *ctl, int fd, const char *request, struct map_control_reply *r)
 {
-	size_t cap = 4096;
-	size_t reqlen = strlen(request);
+	static const char *const at[] = {
+		[MAP_CONTROL_WRITE] = "writing to mapperd",
+		[MAP_CONTROL_READ] = "reading from mapperd",
+		[MAP_CONTROL_CLOSED] = "mapperd closed the connection",
+	};
+	enum map_control_fail where;
+	int err;
 
-	memset(r, 0, sizeof(*r));
-	if (write(fd, request, reqlen) != (ssize_t)reqlen || write(fd, "\n", 1) != 1)
-		return fail(ctl, -errno, "writing to mapperd");
-	r->text = malloc(cap);
-	if (!r->text)
-		return fail(ctl, -ENOMEM, "reading from mapperd");
-	for (;;) {
-		/* Is the last complete line a final one? */
-		char *end = r->len ? r->text + r->len : NULL;
-		if (end && end[-1] == '\n') {
-			char *start = end - 1;
-
-			while (start > r->text && start[-1] != '\n')
-				start--;
-			if (!strncmp(start, "ok", 2) || !strncmp(start, "error:", 6)) {
-				end[-1] = '\0';
-				r->last = start;
-				r->len = (size_t)(start - r->text);
-				return 0;
-			}
-		}
-		if (r->len + 1 >= cap) {
-			char *p = realloc(r->text, cap * 2);
-
-			if (!p)
-				return fail(ctl, -ENOMEM, "reading from mapperd");
-			r->text = p;
-			cap *= 2;
-		}
-		ssize_t n = read(fd, r->text + r->len, cap - r->len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return fail(ctl, n < 0 ? -errno : 0, "mapperd closed the connection");
-		r->len += (size_t)n;
-		r->text[r->len] = '\0';
-	}
-}
-
-/* Sum of "open_findings" in a status JSON line. */
-static long open_findings(const char *json)
-{
-	const char *key = "\"open_findings\":";
-	long total = 0;
-
-	for (const char *p = strstr(json, key); p; p = strstr(p + 1, key))
-		total += strtol(p + strlen(key), NULL, 10);
-	return total;
+	if (map_control_ask(fd, request, r, &where, &err) != 0)
+		return fail(ctl, err, "%s", at[where]);
+	return 0;
 }
 
 /* The request line for the words after the options: 0, or an exit status. */
@@ -147,7 +80,7 @@ static int make_request(const struct ctl *ctl, int argc, char **argv, bool metad
 }
 
 /* The daemon's reply to @what, for people or as JSON: an exit status. */
-static int show_reply(const struct ctl *ctl, int fd, const char *what, const struct reply *r)
+static int show_reply(const struct ctl *ctl, int fd, const char *what, const struct map_control_reply *r)
 {
 	if (!strncmp(r->last, "error:", 6))
 		return fail(ctl, 0, "%s", r->last + 7);
@@ -156,12 +89,12 @@ static int show_reply(const struct ctl *ctl, int fd, const char *what, const str
 		long open = 0;
 
 		if (ctl->json) {
-			open = open_findings(r->text);
+			open = map_control_open_findings(r->text);
 		} else {
-			struct reply j;
+			struct map_control_reply j;
 
 			if (ask(ctl, fd, "status json", &j) == 0)
-				open = open_findings(j.text);
+				open = map_control_open_findings(j.text);
 			free(j.text);
 		}
 		return open > 0 ? EXIT_DAMAGE : EXIT_CLEAN;
@@ -197,7 +130,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	const char *socket_path = getenv("MAPPERD_SOCKET");
 	bool metadata = false, media = false;
 	char request[PATH_MAX + 64];
-	struct reply r;
+	struct map_control_reply r;
 	int c, fd, rc;
 
 	if (!socket_path || !*socket_path)
@@ -215,7 +148,7 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	rc = make_request(ctl, argc, argv, metadata, media, request, sizeof(request));
 	if (rc)
 		return rc;
-	fd = connect_to(socket_path);
+	fd = map_control_connect(socket_path);
 	if (fd < 0)
 		return cannot_reach(ctl, socket_path, fd);
 	rc = ask(ctl, fd, request, &r);

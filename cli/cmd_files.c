@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "mapctl.h"
-#include "path_set.h"
+#include "map_path_set.h"
 
 struct files {
 	struct ctl *ctl;

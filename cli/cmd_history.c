@@ -37,28 +37,31 @@ static int json_fs(struct listing *l, int64_t fs_id)
 	return 0;
 }
 
-static int show_action(const struct map_action *a, void *arg)
+/* An action as an element of the "actions" array. */
+static int action_json(struct listing *l, const struct map_action *a)
 {
-	struct listing *l = arg;
-	char t[32];
 	int rc;
 
-	l->n++;
-	if (l->ctl->json) {
-		map_json_obj(l->j, NULL);
-		map_json_int(l->j, "action_id", a->id);
-		map_json_time(l->j, "time", a->at);
-		rc = json_fs(l, a->fs_id);
-		if (rc)
-			return rc;
-		map_json_str(l->j, "action", a->action);
-		map_json_uint_or_null(l->j, "finding_id", a->finding_id > 0, (uint64_t)a->finding_id);
-		map_json_str_or_null(l->j, "user", a->user);
-		map_json_str_or_null(l->j, "outcome", a->outcome);
-		map_json_str_or_null(l->j, "detail", a->detail);
-		map_json_end_obj(l->j);
-		return 0;
-	}
+	map_json_obj(l->j, NULL);
+	map_json_int(l->j, "action_id", a->id);
+	map_json_time(l->j, "time", a->at);
+	rc = json_fs(l, a->fs_id);
+	if (rc)
+		return rc;
+	map_json_str(l->j, "action", a->action);
+	map_json_uint_or_null(l->j, "finding_id", a->finding_id > 0, (uint64_t)a->finding_id);
+	map_json_str_or_null(l->j, "user", a->user);
+	map_json_str_or_null(l->j, "outcome", a->outcome);
+	map_json_str_or_null(l->j, "detail", a->detail);
+	map_json_end_obj(l->j);
+	return 0;
+}
+
+/* An action as a line for people. */
+static void action_text(const struct map_action *a)
+{
+	char t[32];
+
 	/* What the columns hold is escaped: a detail quotes xfs_repair's output. */
 	printf("%s  %-*s", map_human_time(a->at, t, sizeof(t)), ACTION_WIDTH, shown(a->action));
 	if (a->finding_id)
@@ -67,40 +70,63 @@ static int show_action(const struct map_action *a, void *arg)
 		printf(" %-6s", "");
 	printf(" %-*s %s  (%s)\n", OUTCOME_WIDTH, shown(a->outcome), shown(a->detail),
 	       shown(a->user));
+}
+
+static int show_action(const struct map_action *a, void *arg)
+{
+	struct listing *l = arg;
+
+	l->n++;
+	if (l->ctl->json)
+		return action_json(l, a);
+	action_text(a);
 	return 0;
 }
 
-static int show_event(const struct map_event *e, void *arg)
+/* An event as an element of the "events" array. */
+static int event_json(struct listing *l, const struct map_event *e)
 {
-	struct listing *l = arg;
-	char t[32];
 	int rc;
 
-	l->n++;
-	if (l->ctl->json) {
-		map_json_obj(l->j, NULL);
-		map_json_int(l->j, "event_id", e->id);
-		map_json_time(l->j, "time", e->at);
-		rc = json_fs(l, e->fs_id);
-		if (rc)
-			return rc;
-		map_json_str(l->j, "source", e->source);
-		map_json_uint_or_null(l->j, "inode", e->ino, e->ino);
-		map_json_uint_or_null(l->j, "generation", e->ino && e->gen, e->gen);
-		if (e->error)
-			map_json_int(l->j, "error", e->error);
-		else
-			map_json_null(l->j, "error");
-		map_json_str_or_null(l->j, "detail", e->detail);
-		map_json_end_obj(l->j);
-		return 0;
-	}
+	map_json_obj(l->j, NULL);
+	map_json_int(l->j, "event_id", e->id);
+	map_json_time(l->j, "time", e->at);
+	rc = json_fs(l, e->fs_id);
+	if (rc)
+		return rc;
+	map_json_str(l->j, "source", e->source);
+	map_json_uint_or_null(l->j, "inode", e->ino, e->ino);
+	map_json_uint_or_null(l->j, "generation", e->ino && e->gen, e->gen);
+	if (e->error)
+		map_json_int(l->j, "error", e->error);
+	else
+		map_json_null(l->j, "error");
+	map_json_str_or_null(l->j, "detail", e->detail);
+	map_json_end_obj(l->j);
+	return 0;
+}
+
+/* An event as a line for people. */
+static void event_text(const struct map_event *e)
+{
+	char t[32];
+
 	printf("%s  %-9s", map_human_time(e->at, t, sizeof(t)), e->source);
 	if (e->ino)
 		printf(" inode %llu", (unsigned long long)e->ino);
 	if (e->error)
 		printf(" error %d", e->error);
 	printf("  %s\n", e->detail);
+}
+
+static int show_event(const struct map_event *e, void *arg)
+{
+	struct listing *l = arg;
+
+	l->n++;
+	if (l->ctl->json)
+		return event_json(l, e);
+	event_text(e);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map_act_manage.h"
 #include "mapctl.h"
 
 static int set_state(struct ctl *ctl, int argc, char **argv, enum map_finding_state state,
@@ -39,30 +40,14 @@ static int set_state(struct ctl *ctl, int argc, char **argv, enum map_finding_st
 			worst = fail(ctl, 0, "'%s' is not a finding number", argv[i]);
 			continue;
 		}
-		rc = map_store_finding_get(st, id, &f);
+		rc = finding_set_state_recorded(st, id, state, action, note, &f);
 		if (rc) {
 			worst = fail(ctl, rc == -ENOENT ? 0 : rc, "finding #%lld%s", id,
 				     rc == -ENOENT ? " does not exist" : "");
 			continue;
 		}
-		char detail[256];
-
-		snprintf(detail, sizeof(detail), "was %s%s%s", map_state_name(f.state),
-			 note[0] ? "; " : "", note);
-		/* The new state and the record of who set it: both or neither. */
-		rc = map_store_begin(st);
-		if (rc == 0) {
-			rc = map_store_finding_set_state(st, id, state);
-			if (rc == 0)
-				rc = record_action(st, f.fs_id, id, action, map_state_name(state),
-						   detail);
-			rc = store_finish(st, rc);
-		}
-		if (rc)
-			worst = fail(ctl, rc, "finding #%lld", id);
-		else
-			printf("finding #%lld (%s): %s -> %s\n", id, f.kind, map_state_name(f.state),
-			       map_state_name(state));
+		printf("finding #%lld (%s): %s -> %s\n", id, f.kind, map_state_name(f.state),
+		       map_state_name(state));
 		map_finding_clear(&f);
 	}
 	map_store_close(st);

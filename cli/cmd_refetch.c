@@ -12,36 +12,91 @@
 
 #include "mapctl.h"
 
-/* ---- output ---- */
+/* ---- output: one row per path, rendered as text or JSON ---- */
 
-static const char *shown_outcome(const struct refetch *r, const struct refetch_entry *e)
+/* What both renderers show of a path's outcome. */
+struct refetch_row {
+	const struct restore_item *it;	/* path (relative), finding ids */
+	const char *outcome;		/* "would-restore" in a dry run */
+	const char *detail;		/* why, "" if nothing to say */
+	char orphan[64];		/* "lost+found/INO" that held it, "" if none */
+	bool orphan_removed;
+	const char *orphan_note;	/* of the orphan; without one, a note */
+	const char *put_back;		/* a folder's entries put back, "" if none */
+	bool orphan_after;		/* dry run: its orphan is compared after */
+	bool entries_after;		/* dry run: a folder's entries come after */
+};
+
+static void refetch_row(const struct refetch *r, const struct refetch_entry *e,
+			struct refetch_row *row)
 {
+	const char *word = refetch_outcome_name(e->outcome);
+
 	if (r->dry_run && e->outcome == OUT_REMOVED)
-		return "would-remove";
-	if (r->dry_run)
-		return e->sent ? "would-restore" : refetch_outcome_name(e->outcome);
-	return refetch_outcome_name(e->outcome);
+		word = "would-remove";
+	else if (r->dry_run && e->sent)
+		word = "would-restore";
+	*row = (struct refetch_row){
+		.it = e->it, .outcome = word, .detail = e->detail,
+		.orphan_removed = e->orphan_removed, .orphan_note = e->orphan_note,
+		.put_back = e->put_back,
+		.orphan_after = r->dry_run && e->orphan_ino,
+		.entries_after = r->dry_run && e->sent && e->what == W_DIR,
+	};
+	if (e->orphan_ino)
+		snprintf(row->orphan, sizeof(row->orphan), ORPHANAGE "/%llu",
+			 (unsigned long long)e->orphan_ino);
+}
+
+static void row_text(const struct refetch_row *row, const char *mnt)
+{
+	printf("  %-16s ", row->outcome);
+	print_path_text(stdout, mnt, row->it->path);
+	if (row->detail[0])
+		printf(": %s", shown(row->detail));
+	if (row->orphan_note[0])
+		printf("; %s", shown(row->orphan_note));
+	else if (row->orphan_after)
+		printf("; its orphan %s is compared after the restore", row->orphan);
+	if (row->put_back[0])
+		printf("; %s", shown(row->put_back));
+	else if (row->entries_after)
+		printf("; the mirror's entries it lacks are put back after the restore");
+	putchar('\n');
+}
+
+static void row_json(struct map_json *j, const struct refetch_row *row, const char *mnt)
+{
+	char *full = map_join_path(mnt, row->it->path);
+	bool orphan = row->orphan[0];
+
+	map_json_obj(j, NULL);
+	map_json_str(j, "path", full ? full : row->it->path);
+	free(full);
+	map_json_str(j, "outcome", row->outcome);
+	map_json_str_or_null(j, "detail", row->detail);
+	map_json_arr(j, "finding_ids");
+	for (size_t k = 0; k < row->it->nfindings; k++)
+		map_json_int(j, NULL, row->it->findings[k]);
+	map_json_end_arr(j);
+	map_json_str_or_null(j, "orphan", orphan ? row->orphan : NULL);
+	if (orphan)
+		map_json_bool(j, "orphan_removed", row->orphan_removed);
+	else
+		map_json_null(j, "orphan_removed");
+	map_json_str_or_null(j, "orphan_detail", orphan ? row->orphan_note : NULL);
+	map_json_str_or_null(j, "note", orphan ? NULL : row->orphan_note);
+	map_json_str_or_null(j, "put_back", row->put_back);
+	map_json_end_obj(j);
 }
 
 static void print_text(const struct refetch *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		const struct refetch_entry *e = &r->e[i];
+	struct refetch_row row;
 
-		printf("  %-16s ", shown_outcome(r, e));
-		print_path_text(stdout, r->mnt, e->it->path);
-		if (e->detail[0])
-			printf(": %s", shown(e->detail));
-		if (e->orphan_note[0])
-			printf("; %s", shown(e->orphan_note));
-		else if (e->orphan_ino && r->dry_run)
-			printf("; its orphan " ORPHANAGE "/%llu is compared after the restore",
-			       (unsigned long long)e->orphan_ino);
-		if (e->put_back[0])
-			printf("; %s", shown(e->put_back));
-		else if (r->dry_run && e->sent && e->what == W_DIR)
-			printf("; the mirror's entries it lacks are put back after the restore");
-		putchar('\n');
+	for (size_t i = 0; i < r->n; i++) {
+		refetch_row(r, &r->e[i], &row);
+		row_text(&row, r->mnt);
 	}
 	const struct orphan_report *o = &r->orphans;
 	for (size_t i = 0; i < o->n; i++)
@@ -53,8 +108,33 @@ static void print_text(const struct refetch *r)
 		       "kept\n");
 }
 
+/* lost+found after folders got entries back: "orphans", or null when it
+ * was not read. */
+static void orphans_json(struct map_json *j, const struct orphan_report *o)
+{
+	if (!o->examined && !o->note[0]) {
+		map_json_null(j, "orphans");
+		map_json_null(j, "orphans_truncated");
+		return;
+	}
+	map_json_arr(j, "orphans");
+	for (size_t i = 0; i < o->n; i++) {
+		char path[sizeof(ORPHANAGE) + NAME_MAX + 1];
+
+		snprintf(path, sizeof(path), ORPHANAGE "/%s", o->v[i].name);
+		map_json_obj(j, NULL);
+		map_json_str(j, "path", path);
+		map_json_bool(j, "removed", o->v[i].removed);
+		map_json_str_or_null(j, "detail", o->v[i].why);
+		map_json_end_obj(j);
+	}
+	map_json_end_arr(j);
+	map_json_bool(j, "orphans_truncated", o->truncated);
+}
+
 static void print_json(const struct refetch *r, const int counts[MAP_STATE_NR])
 {
+	struct refetch_row row;
 	struct map_json j;
 
 	json_open(&j, stdout, "mapctl refetch");
@@ -64,55 +144,11 @@ static void print_json(const struct refetch *r, const int counts[MAP_STATE_NR])
 	map_json_bool(&j, "dry_run", r->dry_run);
 	map_json_arr(&j, "paths");
 	for (size_t i = 0; i < r->n; i++) {
-		const struct refetch_entry *e = &r->e[i];
-		char *full = map_join_path(r->mnt, e->it->path);
-
-		map_json_obj(&j, NULL);
-		map_json_str(&j, "path", full ? full : e->it->path);
-		free(full);
-		map_json_str(&j, "outcome", shown_outcome(r, e));
-		map_json_str_or_null(&j, "detail", e->detail);
-		map_json_arr(&j, "finding_ids");
-		for (size_t k = 0; k < e->it->nfindings; k++)
-			map_json_int(&j, NULL, e->it->findings[k]);
-		map_json_end_arr(&j);
-		if (e->orphan_ino) {
-			char o[64];
-
-			snprintf(o, sizeof(o), ORPHANAGE "/%llu", (unsigned long long)e->orphan_ino);
-			map_json_str(&j, "orphan", o);
-			map_json_bool(&j, "orphan_removed", e->orphan_removed);
-			map_json_str_or_null(&j, "orphan_detail", e->orphan_note);
-			map_json_null(&j, "note");
-		} else {
-			map_json_null(&j, "orphan");
-			map_json_null(&j, "orphan_removed");
-			map_json_null(&j, "orphan_detail");
-			map_json_str_or_null(&j, "note", e->orphan_note);
-		}
-		map_json_str_or_null(&j, "put_back", e->put_back);
-		map_json_end_obj(&j);
+		refetch_row(r, &r->e[i], &row);
+		row_json(&j, &row, r->mnt);
 	}
 	map_json_end_arr(&j);
-	if (r->orphans.examined || r->orphans.note[0]) {
-		/* lost+found after folders got entries back */
-		map_json_arr(&j, "orphans");
-		for (size_t i = 0; i < r->orphans.n; i++) {
-			char o[sizeof(ORPHANAGE) + NAME_MAX + 1];
-
-			snprintf(o, sizeof(o), ORPHANAGE "/%s", r->orphans.v[i].name);
-			map_json_obj(&j, NULL);
-			map_json_str(&j, "path", o);
-			map_json_bool(&j, "removed", r->orphans.v[i].removed);
-			map_json_str_or_null(&j, "detail", r->orphans.v[i].why);
-			map_json_end_obj(&j);
-		}
-		map_json_end_arr(&j);
-		map_json_bool(&j, "orphans_truncated", r->orphans.truncated);
-	} else {
-		map_json_null(&j, "orphans");
-		map_json_null(&j, "orphans_truncated");
-	}
+	orphans_json(&j, &r->orphans);
 	map_json_str_or_null(&j, "orphans_note", r->orphans.note);
 	if (counts)
 		map_json_int(&j, "open_findings", map_counts_open(counts));

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "map_act_repair_online.h"
 #include "mapctl.h"
 #include "repair_offline.h"
 
@@ -26,20 +27,9 @@ static bool confirm(const struct ctl *ctl, size_t n, const char *mnt)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-struct tally {
-	int by[OUTCOME_FAILED + 1];
-};
-
-static void tally_plan(const struct repair_plan *p, struct tally *t)
-{
-	memset(t, 0, sizeof(*t));
-	for (size_t i = 0; i < p->n; i++)
-		t->by[p->v[i].outcome]++;
-}
-
 /* What the administrator can do next that would work. */
 static void next_steps(FILE *out, const struct repair_plan *p, const struct repair_caps *caps,
-		       const struct tally *t, const char *mnt, bool dry_run)
+		       const struct repair_tally *t, const char *mnt, bool dry_run)
 {
 	bool said = false;
 
@@ -60,13 +50,8 @@ static void next_steps(FILE *out, const struct repair_plan *p, const struct repa
 		said = true;
 	}
 	if (t->by[OUTCOME_UNSUPPORTED] || (dry_run && p->offline_needed)) {
-		const char *remedy = NULL;
+		const char *remedy = repair_plan_remedy(p, caps);
 
-		for (size_t i = 0; i < p->n && !remedy; i++)
-			for (int k = 0; k < p->v[i].nsteps && !remedy; k++)
-				if (p->v[i].steps[k].unsupported ||
-				    p->v[i].steps[k].outcome == OUTCOME_UNSUPPORTED)
-					remedy = repair_remedy(caps, &p->v[i].steps[k]);
 		fprintf(out, "next: %s\n", remedy ? remedy : "mapctl repair --offline-plan");
 		said = true;
 	}
@@ -263,7 +248,7 @@ static void show_plan(const struct repair_plan *plan, const struct repair_caps *
 
 /* What came of the plan that ran, for people. */
 static void show_outcome(const struct repair_plan *plan, const struct repair_caps *caps,
-			 const struct tally *t, const char *mnt)
+			 const struct repair_tally *t, const char *mnt)
 {
 	printf("%s: outcome per finding:\n", shown(mnt));
 	print_results(plan, mnt);
@@ -273,19 +258,26 @@ static void show_outcome(const struct repair_plan *plan, const struct repair_cap
 	next_steps(stdout, plan, caps, t, mnt, false);
 }
 
-/* The plan checked against what was asked (--finding):
- * 0, or EXIT_ERROR after saying why not. */
-static int check_plan(const struct ctl *ctl, const struct repair_opts *o,
-		      const struct repair_plan *plan, bool only_is_data, const char *mnt)
+/* Why no plan was made (repair_online_plan), in words: EXIT_ERROR. */
+static int no_plan(const struct ctl *ctl, const struct repair_opts *o, enum repair_stop stop,
+		   int err, const char *mnt)
 {
-	if (o->only && only_is_data)
+	switch (stop) {
+	case REPAIR_STOP_READ_ONLY:
+		return fail(ctl, 0, "%s is mounted read-only: the kernel repairs only writable "
+			    "filesystems (mount -o remount,rw %s)", shown(mnt), shown(mnt));
+	case REPAIR_STOP_ONLY_DATA:
 		return fail(ctl, 0, "finding #%lld is file data: the kernel cannot rebuild data; "
 			    "mapctl refetch %s --from MIRROR puts it back", (long long)o->only,
 			    shell_word(mnt));
-	if (o->only && plan->n == 0)
+	case REPAIR_STOP_ONLY_NOT_OPEN:
 		return fail(ctl, 0, "finding #%lld is not an open metadata finding of %s",
 			    (long long)o->only, shown(mnt));
-	return 0;
+	case REPAIR_GO:
+	case REPAIR_STOP_DB:
+		break;
+	}
+	return fail(ctl, err, "reading the database");
 }
 
 /* Run @plan (asked first unless --yes) and say what came of it: an EXIT_*
@@ -301,12 +293,12 @@ static int run_plan(struct ctl *ctl, const struct repair_opts *o, struct map_fs 
 		.recount = ctl->json ? NULL : show_recount,
 		.unrecorded = say_unrecorded, .arg = ctl,
 	};
-	struct tally t;
+	struct repair_tally t;
 
 	if (!o->yes && !confirm(ctl, plan->n, shown(mnt)))
 		return isatty(STDIN_FILENO) ? EXIT_DAMAGE : EXIT_ERROR;
 	int unrecorded = repair_plan_run(fs, st, fs_id, plan, &ops);
-	tally_plan(plan, &t);
+	repair_plan_tally(plan, &t);
 	if (ctl->json)
 		json_plan(plan, caps, info->uuid, mnt, false);
 	else
@@ -314,7 +306,7 @@ static int run_plan(struct ctl *ctl, const struct repair_opts *o, struct map_fs 
 	if (unrecorded)
 		return fail(ctl, 0, "%d outcome%s could not be recorded", unrecorded,
 			    unrecorded == 1 ? "" : "s");
-	return t.by[OUTCOME_UNSUPPORTED] || t.by[OUTCOME_FAILED] ? EXIT_DAMAGE : EXIT_CLEAN;
+	return repair_tally_left(&t) ? EXIT_DAMAGE : EXIT_CLEAN;
 }
 
 /* Online repair of the filesystem at o->path: an EXIT_* status. */
@@ -325,21 +317,16 @@ static int repair_online(struct ctl *ctl, const struct repair_opts *o, struct ma
 	const char *mnt = info->mountpoint;
 	struct repair_plan plan = { 0 };
 	struct repair_caps caps;
-	bool only_is_data = false;
-	struct tally t;
-	int rc;
+	enum repair_stop stop;
+	struct repair_tally t;
+	int rc, err;
 
-	if (info->read_only && !o->dry_run)
-		return fail(ctl, 0, "%s is mounted read-only: the kernel repairs only writable "
-			    "filesystems (mount -o remount,rw %s)", shown(mnt), shown(mnt));
-	rc = repair_plan_build(fs, st, fs_id, o->only, &plan, &caps, &only_is_data);
-	if (rc)
-		rc = fail(ctl, rc, "reading the database");
-	else
-		rc = check_plan(ctl, o, &plan, only_is_data, mnt);
-	if (rc)
+	if (repair_online_plan(fs, st, fs_id, o->only, o->dry_run, &plan, &caps, &stop, &err)) {
+		rc = no_plan(ctl, o, stop, err, mnt);
 		goto out;
-	tally_plan(&plan, &t);
+	}
+	rc = 0;
+	repair_plan_tally(&plan, &t);
 	if (plan.n == 0) {
 		if (ctl->json) {
 			json_plan(&plan, &caps, info->uuid, mnt, o->dry_run);

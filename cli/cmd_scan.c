@@ -130,13 +130,96 @@ static void on_found(const struct map_finding *f, bool is_new, void *arg)
 
 static const char *ioprio_names[] = { "", "rt", "be", "idle" };
 
+/* The word for how a scan ended (@rc: map_scan's). */
+static const char *scan_state(int rc)
+{
+	if (rc == 0)
+		return "complete";
+	return rc == -MAP_ECANCELED || rc == -MAP_EUNMOUNTED ? "interrupted" : "failed";
+}
+
+/* One filesystem's scan as an element of the "scans" array. */
+static void scan_json(struct map_json *j, const struct map_fs_info *info,
+		      const struct map_scan_opts *opts, const struct map_scan_result *res, int rc)
+{
+	map_json_obj(j, NULL);
+	map_json_str(j, "fs_uuid", info->uuid);
+	map_json_str(j, "mountpoint", info->mountpoint);
+	map_json_uint_or_null(j, "scan_id", res->scan_id > 0, (uint64_t)res->scan_id);
+	map_json_str(j, "state", scan_state(rc));
+	map_json_str_or_null(j, "error", rc ? map_strerror(rc) : NULL);
+	map_json_bool(j, "resumed", res->resumed);
+	map_json_uint_or_null(j, "resumed_at_device_offset", res->resumed, res->resumed_at);
+	map_json_bool(j, "metadata_checked", !res->metadata_skipped &&
+		      (opts->metadata || !opts->media));
+	map_json_uint(j, "objects_scrubbed", res->scrub.objects);
+	map_json_uint(j, "bytes_verified", res->verify.bytes_verified);
+	map_json_uint(j, "bytes_total", res->verify.bytes_total);
+	map_json_double(j, "verify_seconds", res->verify.seconds);
+	map_json_uint(j, "bad_ranges", res->verify.bad_ranges);
+	map_json_int(j, "new_findings", res->new_findings);
+	map_json_int(j, "seen_findings", res->seen_findings);
+	map_json_int(j, "resolved_findings", res->resolved);
+	map_json_int(j, "open_findings", res->open);
+	map_json_end_obj(j);
+}
+
+/* One filesystem's scan for people. */
+static void scan_text(const struct map_fs_info *info, const struct map_scan_result *res, int rc)
+{
+	const struct map_verify_stats *v = &res->verify;
+	char a[32], b[32];
+
+	if (res->metadata_skipped)
+		printf("%s: metadata not checked: %s; verifying media only\n",
+		       shown(info->mountpoint), map_strerror(-MAP_ENOSCRUB));
+	printf("%s: scan %lld %s%s", shown(info->mountpoint), (long long)res->scan_id,
+	       scan_state(rc), res->resumed ? " (resumed)" : "");
+	if (res->scrub.objects)
+		printf("; %llu metadata objects checked", (unsigned long long)res->scrub.objects);
+	if (v->bytes_verified)
+		printf("; %s verified in %.1f s (%s/s)",
+		       human_bytes(v->bytes_verified, a, sizeof(a)), v->seconds,
+		       human_bytes((uint64_t)(v->seconds > 0 ?
+				   (double)v->bytes_verified / v->seconds : 0), b, sizeof(b)));
+	printf("\n  %d new, %d seen again, %d resolved; %d open\n", res->new_findings,
+	       res->seen_findings, res->resolved, res->open);
+	if (res->open)
+		printf("  see: mapctl files %s; mapctl status %s\n",
+		       shell_word(info->mountpoint), shell_word(info->mountpoint));
+}
+
+/* Why the scan of @info stopped, said; the exit status it leads to, given
+ * the @worst so far. */
+static int scan_verdict(const struct ctl *ctl, const struct map_fs_info *info,
+			const struct map_scan_result *res, int rc, int worst)
+{
+	if (rc == -MAP_ECANCELED) {
+		fail(ctl, 0, "%s: interrupted; progress is saved: run the same command to resume",
+		     shown(info->mountpoint));
+		return EXIT_ERROR;
+	}
+	if (rc && map_store_error(rc)) {
+		/* Not the filesystem's error: the database's (a full disk). */
+		fail(ctl, 0, "%s: scan stopped: cannot write the database: %s",
+		     shown(info->mountpoint), map_store_error(rc));
+		return EXIT_ERROR;
+	}
+	if (rc) {
+		fail(ctl, rc, "%s", shown(info->mountpoint));
+		return EXIT_ERROR;
+	}
+	return res->open && worst == EXIT_CLEAN ? EXIT_DAMAGE : worst;
+}
+
+/* Scan the filesystem holding @path; *@worst: the exit status so far.
+ * 1 to stop the loop (^C), else 0. */
 static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opts,
 		    struct map_store *st, struct map_json *j, int *worst)
 {
 	struct map_fs *fs;
 	struct map_scan_result res;
 	int holder = 0, rc;
-	char a[32], b[32];
 
 	rc = open_fs(ctl, path, &fs);
 	if (rc) {
@@ -161,69 +244,17 @@ static int scan_one(struct ctl *ctl, const char *path, struct map_scan_opts *opt
 		map_fs_close(fs);
 		return 0;
 	}
-	const char *state = rc == 0 ? "complete" :
-			    (rc == -MAP_ECANCELED || rc == -MAP_EUNMOUNTED) ? "interrupted" : "failed";
-	if (ctl->json) {
-		map_json_obj(j, NULL);
-		map_json_str(j, "fs_uuid", info->uuid);
-		map_json_str(j, "mountpoint", info->mountpoint);
-		map_json_uint_or_null(j, "scan_id", res.scan_id > 0, (uint64_t)res.scan_id);
-		map_json_str(j, "state", state);
-		map_json_str_or_null(j, "error", rc ? map_strerror(rc) : NULL);
-		map_json_bool(j, "resumed", res.resumed);
-		map_json_uint_or_null(j, "resumed_at_device_offset", res.resumed, res.resumed_at);
-		map_json_bool(j, "metadata_checked", !res.metadata_skipped &&
-			      (opts->metadata || !opts->media));
-		map_json_uint(j, "objects_scrubbed", res.scrub.objects);
-		map_json_uint(j, "bytes_verified", res.verify.bytes_verified);
-		map_json_uint(j, "bytes_total", res.verify.bytes_total);
-		map_json_double(j, "verify_seconds", res.verify.seconds);
-		map_json_uint(j, "bad_ranges", res.verify.bad_ranges);
-		map_json_int(j, "new_findings", res.new_findings);
-		map_json_int(j, "seen_findings", res.seen_findings);
-		map_json_int(j, "resolved_findings", res.resolved);
-		map_json_int(j, "open_findings", res.open);
-		map_json_end_obj(j);
-	} else {
-		if (res.metadata_skipped)
-			printf("%s: metadata not checked: %s; verifying media only\n",
-			       shown(info->mountpoint), map_strerror(-MAP_ENOSCRUB));
-		printf("%s: scan %lld %s%s", shown(info->mountpoint), (long long)res.scan_id, state,
-		       res.resumed ? " (resumed)" : "");
-		if (res.scrub.objects)
-			printf("; %llu metadata objects checked", (unsigned long long)res.scrub.objects);
-		if (res.verify.bytes_verified)
-			printf("; %s verified in %.1f s (%s/s)",
-			       human_bytes(res.verify.bytes_verified, a, sizeof(a)), res.verify.seconds,
-			       human_bytes((uint64_t)(res.verify.seconds > 0 ?
-					   (double)res.verify.bytes_verified / res.verify.seconds : 0),
-					   b, sizeof(b)));
-		printf("\n  %d new, %d seen again, %d resolved; %d open\n", res.new_findings,
-		       res.seen_findings, res.resolved, res.open);
-		if (res.open)
-			printf("  see: mapctl files %s; mapctl status %s\n",
-			       shell_word(info->mountpoint), shell_word(info->mountpoint));
-	}
-	if (rc == -MAP_ECANCELED) {
-		fail(ctl, 0, "%s: interrupted; progress is saved: run the same command to resume",
-		     shown(info->mountpoint));
-		*worst = EXIT_ERROR;
-	} else if (rc && map_store_error(rc)) {
-		/* Not the filesystem's error: the database's (a full disk). */
-		fail(ctl, 0, "%s: scan stopped: cannot write the database: %s",
-		     shown(info->mountpoint), map_store_error(rc));
-		*worst = EXIT_ERROR;
-	} else if (rc) {
-		fail(ctl, rc, "%s", shown(info->mountpoint));
-		*worst = EXIT_ERROR;
-	} else if (res.open && *worst == EXIT_CLEAN) {
-		*worst = EXIT_DAMAGE;
-	}
+	if (ctl->json)
+		scan_json(j, info, opts, &res, rc);
+	else
+		scan_text(info, &res, rc);
+	*worst = scan_verdict(ctl, info, &res, rc, *worst);
 	map_fs_close(fs);
 	return rc == -MAP_ECANCELED ? 1 : 0;	/* stop the loop on ^C */
 }
 
-static int run(struct ctl *ctl, int argc, char **argv)
+/* mapctl scan's options into @opts: 0, or EXIT_ERROR after saying why. */
+static int parse_options(struct ctl *ctl, int argc, char **argv, struct map_scan_opts *opts)
 {
 	static const struct option longopts[] = {
 		{ "metadata", no_argument, NULL, 'm' },
@@ -235,6 +266,59 @@ static int run(struct ctl *ctl, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
+	uint64_t v;
+	int c;
+
+	opterr = 0;	/* option_error() says it, in one line */
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm': opts->metadata = true; break;
+		case 'M': opts->media = true; break;
+		case 'R': opts->restart = true; break;
+		case 'j': ctl->json = true; break;
+		case 'p':
+			if (strcmp(optarg, "idle") == 0)
+				opts->ioprio_class = 3;
+			else if (strcmp(optarg, "be") == 0)
+				opts->ioprio_class = 2;
+			else
+				return fail(ctl, 0, "--ioprio wants idle or be, not '%s'", optarg);
+			break;
+		case 'r':
+			if (map_parse_size(optarg, &v))
+				return fail(ctl, 0, "--rate wants bytes per second such as 50M or 1.5G, "
+					    "or 0 for no limit, not '%s'", shown(optarg));
+			opts->rate = v;
+			break;
+		case 's':
+			if (map_parse_size(optarg, &v) ||
+			    (v && (v < MAP_VERIFY_IO_SIZE_MIN || v > MAP_VERIFY_IO_SIZE_MAX)))
+				return fail(ctl, 0, "--io-size wants 4K..1G, or 0 for the default (4M), "
+					    "not '%s'", shown(optarg));
+			opts->io_size = (uint32_t)v;
+			break;
+		default:
+			return option_error(ctl, argv, "", longopts);
+		}
+	}
+	if (optind >= argc)
+		return fail(ctl, 0, "which filesystem? (mapctl scan PATH...; see --help)");
+	return 0;
+}
+
+/* ^C, kill and a lost terminal stop the scan at a checkpoint. */
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int run(struct ctl *ctl, int argc, char **argv)
+{
 	struct map_scan_opts opts = {
 		.ioprio_class = 3,	/* idle, like every scrubber should be */
 		.progress = on_progress,
@@ -244,56 +328,18 @@ static int run(struct ctl *ctl, int argc, char **argv)
 	};
 	struct map_store *st;
 	struct map_json j;
-	int c, rc, worst = EXIT_CLEAN;
-	uint64_t v;
+	int rc, worst = EXIT_CLEAN;
 
-	opterr = 0;	/* option_error() says it, in one line */
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm': opts.metadata = true; break;
-		case 'M': opts.media = true; break;
-		case 'R': opts.restart = true; break;
-		case 'j': ctl->json = true; break;
-		case 'p':
-			if (strcmp(optarg, "idle") == 0)
-				opts.ioprio_class = 3;
-			else if (strcmp(optarg, "be") == 0)
-				opts.ioprio_class = 2;
-			else
-				return fail(ctl, 0, "--ioprio wants idle or be, not '%s'", optarg);
-			break;
-		case 'r':
-			if (map_parse_size(optarg, &v))
-				return fail(ctl, 0, "--rate wants bytes per second such as 50M or 1.5G, "
-					    "or 0 for no limit, not '%s'", shown(optarg));
-			opts.rate = v;
-			break;
-		case 's':
-			if (map_parse_size(optarg, &v) ||
-			    (v && (v < MAP_VERIFY_IO_SIZE_MIN || v > MAP_VERIFY_IO_SIZE_MAX)))
-				return fail(ctl, 0, "--io-size wants 4K..1G, or 0 for the default (4M), "
-					    "not '%s'", shown(optarg));
-			opts.io_size = (uint32_t)v;
-			break;
-		default:
-			return option_error(ctl, argv, "", longopts);
-		}
-	}
-	if (optind >= argc)
-		return fail(ctl, 0, "which filesystem? (mapctl scan PATH...; see --help)");
+	rc = parse_options(ctl, argc, argv, &opts);
+	if (rc)
+		return rc;
 	rc = need_root(ctl, "scanning");
 	if (rc)
 		return rc;
 	rc = open_store(ctl, true, &st);
 	if (rc)
 		return rc;
-
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
+	catch_signals();
 	if (ctl->json) {
 		json_open(&j, stdout, "mapctl scan");
 		map_json_arr(&j, "scans");

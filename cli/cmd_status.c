@@ -6,49 +6,23 @@
 #include <string.h>
 #include <time.h>
 
+#include "map_fs_status.h"
 #include "mapctl.h"
 
 /* Open findings listed one per line under a filesystem; beyond that, a
  * count and 'mapctl files' (status stays a screenful for many files). */
 #define STATUS_FINDING_LINES	20
 
-struct kind_count {
-	char kind[24];
-	int n;
-};
-
 struct status {
 	struct ctl *ctl;
 	struct map_store *st;
 	struct map_json *j;
 	int worst;
-	struct kind_count kinds[32];
-	int nkinds;
-	int files, metadata;
 	const char *mountpoint;
 	int listed;		/* open findings of this filesystem printed */
 	int64_t max_age_ms;	/* --max-age, 0: none */
 	int64_t now;		/* unix seconds, once for every filesystem */
 };
-
-static int count_kind(const struct map_finding *f, void *arg)
-{
-	struct status *s = arg;
-	int i;
-
-	for (i = 0; i < s->nkinds; i++)
-		if (strcmp(s->kinds[i].kind, f->kind) == 0)
-			break;
-	if (i == s->nkinds && s->nkinds < 32)
-		snprintf(s->kinds[s->nkinds++].kind, sizeof(s->kinds[0].kind), "%s", f->kind);
-	if (i < 32)
-		s->kinds[i].n++;
-	if (strcmp(f->kind, "file") == 0)
-		s->files++;
-	else
-		s->metadata++;
-	return 0;
-}
 
 /* "#12 inode-btrees (AG 1)  [media+scrub inobt,finobt: corrupt]". */
 static int list_open(const struct map_finding *f, void *arg)
@@ -99,61 +73,6 @@ static const char *human_age(int64_t secs, char *buf, size_t len)
 	return buf;
 }
 
-/* The newest complete scan of either kind (metadata or media), unix
- * seconds; 0 when none ever completed. */
-static int last_complete(struct map_store *st, int64_t fs_id, int64_t *finished)
-{
-	static const unsigned int kinds[] = { MAP_COVER_METADATA, MAP_COVER_MEDIA };
-	struct map_scan_row row;
-
-	*finished = 0;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		int rc = map_store_scan_last_covering(st, fs_id, kinds[i], &row);
-
-		if (rc == -ENOENT)
-			continue;
-		if (rc)
-			return rc;
-		if (row.finished > *finished)
-			*finished = row.finished;
-	}
-	return 0;
-}
-
-/* One filesystem's status, gathered once and rendered as text or JSON. */
-struct fs_status {
-	struct map_scan_row last, media;
-	bool have_scan, have_media;
-	int counts[MAP_STATE_NR];
-	int open;
-	int64_t complete;		/* newest complete scan of either kind, 0: none */
-	bool never, stale;
-	const char *state;		/* DAMAGED, UNVERIFIED, OK */
-};
-
-static int gather_fs(struct status *s, const struct map_store_fs *fs, struct fs_status *o)
-{
-	int rc;
-
-	memset(o, 0, sizeof(*o));
-	s->nkinds = s->files = s->metadata = 0;
-	rc = map_store_count(s->st, fs->id, o->counts);
-	if (rc == 0)
-		rc = map_store_findings(s->st, fs->id, 0, count_kind, s);
-	if (rc == 0)
-		rc = last_complete(s->st, fs->id, &o->complete);
-	if (rc)
-		return rc;
-	o->have_scan = map_store_scan_latest(s->st, fs->id, &o->last) == 0;
-	o->have_media = map_store_scan_last_complete(s->st, fs->id, &o->media) == 0;
-	o->open = map_counts_open(o->counts);
-	o->state = o->open ? "DAMAGED" : !o->have_media ? "UNVERIFIED" : "OK";
-	/* Never checked is not clean; nor, when asked, checked too long ago. */
-	o->never = o->complete == 0;
-	o->stale = !o->never && s->max_age_ms && s->now - o->complete > s->max_age_ms / 1000;
-	return 0;
-}
-
 static void last_scan_json(struct map_json *j, const struct map_scan_row *last)
 {
 	map_json_obj(j, "last_scan");
@@ -170,7 +89,7 @@ static void last_scan_json(struct map_json *j, const struct map_scan_row *last)
 }
 
 static void fs_json(const struct status *s, const struct map_store_fs *fs,
-		    const struct fs_status *o)
+		    const struct map_fs_status *o)
 {
 	struct map_json *j = s->j;
 
@@ -196,10 +115,10 @@ static void fs_json(const struct status *s, const struct map_store_fs *fs,
 	/* An array, not an object keyed by kind: the keys of every object
 	 * stay fixed (mapper-json(7)). */
 	map_json_arr(j, "open_by_kind");
-	for (int i = 0; i < s->nkinds; i++) {
+	for (int i = 0; i < o->nkinds; i++) {
 		map_json_obj(j, NULL);
-		map_json_str(j, "kind", s->kinds[i].kind);
-		map_json_int(j, "count", s->kinds[i].n);
+		map_json_str(j, "kind", o->kinds[i].kind);
+		map_json_int(j, "count", o->kinds[i].n);
 		map_json_end_obj(j);
 	}
 	map_json_end_arr(j);
@@ -212,7 +131,7 @@ static void fs_json(const struct status *s, const struct map_store_fs *fs,
 
 /* The header: where, what, and the state line. */
 static void fs_text_head(const struct status *s, const struct map_store_fs *fs,
-			 const struct fs_status *o)
+			 const struct map_fs_status *o)
 {
 	char a[32], b[32];
 
@@ -226,7 +145,7 @@ static void fs_text_head(const struct status *s, const struct map_store_fs *fs,
 	printf("\n     state: %s", o->state);
 	if (o->open)
 		printf(" - %d open finding%s: %d file, %d metadata", o->open,
-		       o->open == 1 ? "" : "s", s->files, s->metadata);
+		       o->open == 1 ? "" : "s", o->files, o->metadata);
 	if (o->never)
 		printf("%snever scanned", o->open ? "; " : " - ");
 	else if (o->stale)
@@ -238,7 +157,7 @@ static void fs_text_head(const struct status *s, const struct map_store_fs *fs,
 }
 
 /* The last scan, the last full one, and the findings by state and kind. */
-static void fs_text_scans(const struct status *s, const struct fs_status *o)
+static void fs_text_scans(const struct map_fs_status *o)
 {
 	const struct map_scan_row *last = &o->last;
 	const int *counts = o->counts;
@@ -269,10 +188,10 @@ static void fs_text_scans(const struct status *s, const struct fs_status *o)
 		printf(", zeroed %d (overwritten offline: only refetch or resolve closes them)",
 		       counts[MAP_STATE_ZEROED]);
 	putchar('\n');
-	if (s->nkinds) {
+	if (o->nkinds) {
 		printf("   by kind:");
-		for (int i = 0; i < s->nkinds; i++)
-			printf(" %s %d%s", s->kinds[i].kind, s->kinds[i].n, i + 1 < s->nkinds ? "," : "");
+		for (int i = 0; i < o->nkinds; i++)
+			printf(" %s %d%s", o->kinds[i].kind, o->kinds[i].n, i + 1 < o->nkinds ? "," : "");
 		printf("\n");
 	}
 }
@@ -280,7 +199,7 @@ static void fs_text_scans(const struct status *s, const struct fs_status *o)
 /* The next steps, each a command line to paste: the mount point quoted for
  * a shell (a space or a quote in it), no quotes around it. */
 static void fs_text_action(const struct status *s, const struct map_store_fs *fs,
-			   const struct fs_status *o)
+			   const struct map_fs_status *o)
 {
 	const char *mnt = shell_word(fs->mountpoint);
 
@@ -290,15 +209,15 @@ static void fs_text_action(const struct status *s, const struct map_store_fs *fs
 	/* The order that heals: metadata first (a rebuilt inode or directory
 	 * may need its data or names back), then the mirror, then a check. */
 	printf("    action: ");
-	if (s->metadata && !fs->rmapbt)
+	if (o->metadata && !fs->rmapbt)
 		printf("metadata cannot be rebuilt online without the reverse-mapping btree:\n"
 		       "            the offline path, mapctl repair --offline-plan %s, then\n"
 		       "            ", mnt);
-	else if (s->metadata)
+	else if (o->metadata)
 		printf("rebuild damaged metadata: mapctl repair %s --dry-run shows the plan\n"
 		       "            and what needs the offline path; mapctl repair %s --all runs it,\n"
 		       "            then ", mnt, mnt);
-	if (s->files || s->metadata)
+	if (o->files || o->metadata)
 		printf("restore from a good copy what was lost: mapctl refetch %s --from MIRROR\n"
 		       "            (or mapctl export --rsync), ", mnt);
 	if (!o->open)
@@ -311,8 +230,8 @@ static void fs_text_action(const struct status *s, const struct map_store_fs *fs
 static int show_fs(const struct map_store_fs *fs, void *arg)
 {
 	struct status *s = arg;
-	struct fs_status o;
-	int rc = gather_fs(s, fs, &o);
+	struct map_fs_status o;
+	int rc = map_fs_status_gather(s->st, fs->id, s->max_age_ms, s->now, &o);
 
 	if (rc)
 		return rc;
@@ -323,7 +242,7 @@ static int show_fs(const struct map_store_fs *fs, void *arg)
 		return 0;
 	}
 	fs_text_head(s, fs, &o);
-	fs_text_scans(s, &o);
+	fs_text_scans(&o);
 	s->mountpoint = fs->mountpoint;
 	s->listed = 0;
 	rc = map_store_findings(s->st, fs->id, 0, list_open, s);

@@ -131,8 +131,6 @@ int store_open_failed(const struct ctl *ctl, bool write, int rc)
 	if (rc == -EACCES || rc == -EPERM)
 		return fail(ctl, 0, "cannot %s the database %s: permission denied (it is readable "
 			    "by root and its group)", write ? "write" : "read", ctl->db_path);
-	if (rc == -MAP_EDBCORRUPT || rc == -MAP_EDBSCHEMA)
-		return fail(ctl, rc, "%s (left untouched)", ctl->db_path);
 	return fail(ctl, rc, "cannot open the database %s", ctl->db_path);
 }
 

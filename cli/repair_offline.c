@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "act_offline.h"
+#include "map_act_offline_flow.h"
 #include "repair_offline.h"
 
 /* A path escaped for people (shown()) takes up to 4 bytes per byte: room to
@@ -193,225 +194,183 @@ static int repair_end(const struct offline *x, const char *dev, const struct off
 
 /* ---- an xfs_repair that an earlier mapctl started and did not see end ---- */
 
-/*
- * An earlier xfs_repair (offline_find_earlier) still running: refuse
- * (EXIT_ERROR).  Ended: say and record how, from the status file its
- * watcher wrote, or that it is unknown and what to check; then 0 (this run
- * goes on, and runs xfs_repair again).
- */
-static int settle_earlier_repair(struct offline *x)
+/* How the earlier xfs_repair ended, before it is recorded. */
+static void show_earlier(const struct offline_plan *p, void *arg)
 {
-	const struct ctl *ctl = x->ctl;
-	const struct offline_earlier *e = &x->p.earlier;
-	int rc = offline_find_earlier(&x->p);
+	const struct offline *x = arg;
+	const struct offline_earlier *e = &p->earlier;
 
-	if (rc)
-		return fail(ctl, rc, "looking for an earlier xfs_repair in %s",
-			    shown(map_store_path(x->p.st)));
-	switch (e->state) {
-	case EARLIER_NONE:
-		return 0;
-	case EARLIER_RUNNING:
-		return fail(ctl, 0, "xfs_repair on %s, started %s by an earlier mapctl (watcher pid "
-			    "%d), is still running: wait for it to end, then run this again (its "
-			    "output: %s)", shown(x->p.t.device), e->when, e->pid, shown(e->log));
-	case EARLIER_ENDED:
+	if (e->state == EARLIER_ENDED)
 		fprintf(x->say, "The xfs_repair an earlier mapctl started on %s (%s) ended with "
-			"exit status %d; its output is in %s.\n", shown(x->p.t.device), e->when,
+			"exit status %d; its output is in %s.\n", shown(p->t.device), e->when,
 			e->code, shown(e->log));
-		break;
-	case EARLIER_UNKNOWN:
+	else
 		fprintf(x->say, "The xfs_repair an earlier mapctl started on %s (%s) ended, but how "
 			"is unknown (killed, or the machine stopped).  Check with 'xfs_repair -n "
-			"%s'; its output so far is in %s.\n", shown(x->p.t.device), e->when,
-			shown(x->p.t.device), shown(e->log));
+			"%s'; its output so far is in %s.\n", shown(p->t.device), e->when,
+			shown(p->t.device), shown(e->log));
+}
+
+/* ---- what stopped a step ---- */
+
+/* Why a step before writing stopped (@s), in words: EXIT_ERROR. */
+static int stopped_before(const struct offline *x, const struct offline_stopped *s)
+{
+	const struct ctl *ctl = x->ctl;
+	const struct offline_plan *p = &x->p;
+
+	switch (s->stop) {
+	case OFFLINE_STOP_MOUNTED:
+		return fail(ctl, 0, "%s is mounted at %s: unmount it first (umount %s)",
+			    shown(p->t.device), shown(p->t.mounted_at), shown(p->t.mounted_at));
+	case OFFLINE_STOP_REFUSED:
+		return refused(x, &s->why);
+	case OFFLINE_STOP_EARLIER_LOOKUP:
+		return fail(ctl, s->err, "looking for an earlier xfs_repair in %s",
+			    shown(map_store_path(p->st)));
+	case OFFLINE_STOP_EARLIER_RUNNING:
+		return fail(ctl, 0, "xfs_repair on %s, started %s by an earlier mapctl (watcher pid "
+			    "%d), is still running: wait for it to end, then run this again (its "
+			    "output: %s)", shown(p->t.device), p->earlier.when, p->earlier.pid,
+			    shown(p->earlier.log));
+	case OFFLINE_STOP_EARLIER_RECORD:
+		return fail(ctl, s->err, "recording the earlier xfs_repair");
+	case OFFLINE_STOP_LOCKED:
+		return fail(ctl, 0, "%s is being scanned or repaired (pid %d)",
+			    shown(p->t.sfs.mountpoint), s->holder);
+	case OFFLINE_STOP_LOCK:
+		return fail(ctl, s->err, "taking the lock of %s", shown(p->t.sfs.mountpoint));
+	case OFFLINE_STOP_DEVICE_BUSY:
+		return fail(ctl, 0, "%s is in use (mounted elsewhere, or held by device-mapper, md "
+			    "or LVM): it must be free", shown(p->t.device));
+	case OFFLINE_STOP_DEVICE_OPEN:
+		return fail(ctl, s->err, "opening %s", shown(p->t.device));
+	case OFFLINE_STOP_DB:
+		return fail(ctl, s->err, "reading the database");
+	case OFFLINE_STOP_TOO_MANY_RANGES:
+		return fail(ctl, 0, "more than %d unreadable ranges are recorded for %s: a disk "
+			    "failing as a whole; copy it to a new disk (ddrescue) first",
+			    OFFLINE_MAX_RANGES, shown(p->t.sfs.mountpoint));
+	case OFFLINE_STOP_READ_DEVICE:
+		return fail(ctl, s->err, "reading %s", shown(p->t.device));
+	default:
 		break;
 	}
-	rc = offline_record_earlier(&x->p);
-	if (rc)
-		return fail(ctl, rc, "recording the earlier xfs_repair");
-	return 0;
+	return fail(ctl, s->err, "%s", shown(p->t.device));
+}
+
+/* Why the run stopped (@s), in words: EXIT_ERROR, or, not confirmed, the
+ * status a refusal leads to. */
+static int stopped_run(const struct offline *x, const char *dev, const struct offline_stopped *s,
+		       const struct offline_result *r)
+{
+	const struct ctl *ctl = x->ctl;
+	const struct offline_plan *p = &x->p;
+
+	switch (s->stop) {
+	case OFFLINE_STOP_TOO_MANY_BAD:
+		return fail(ctl, 0, "%" PRIu64 " sectors of %s cannot be read, more than the %"
+			    PRIu64 " this overwrites (a disk failing as a whole): copy it to a new "
+			    "disk (ddrescue) and repair the copy", p->total_bad, dev, p->max_bad);
+	case OFFLINE_STOP_NOT_CONFIRMED:
+		return isatty(STDIN_FILENO) ? EXIT_DAMAGE : EXIT_ERROR;
+	case OFFLINE_STOP_STILL_BAD:
+		return fail(ctl, 0, "%" PRIu64 " sector%s of %s still cannot be read after being "
+			    "overwritten: the drive cannot remap them; copy it to a new disk "
+			    "(ddrescue) and repair the copy", r->ow.still_bad,
+			    r->ow.still_bad == 1 ? "" : "s", dev);
+	case OFFLINE_STOP_REPAIR:
+		repair_end(x, dev, &r->repair);
+		return EXIT_ERROR;
+	case OFFLINE_STOP_MOUNT_BACK:
+		return fail(ctl, 0, "%s.  %s is left unmounted: mount it yourself where it "
+			    "belongs, then go on with refetch", shown(r->text), dev);
+	default:
+		return stopped_before(x, s);
+	}
 }
 
 /* ---- the whole ---- */
 
-static bool confirm(const struct offline *x)
+static bool confirm(const struct offline_plan *p, void *arg)
 {
+	const struct offline *x = arg;
 	char line[16];
 
+	if (x->o->yes)
+		return true;
 	if (!isatty(STDIN_FILENO)) {
 		fail(x->ctl, 0, "not asking on a non-terminal: add --yes to overwrite %" PRIu64
-		     " sectors of %s and run xfs_repair on it", x->p.total_bad, shown(x->p.t.device));
+		     " sectors of %s and run xfs_repair on it", p->total_bad, shown(p->t.device));
 		return false;
 	}
 	fprintf(stderr, "Overwrite %" PRIu64 " unreadable sector%s of %s with zeros, run "
-		"xfs_repair on it%s? [y/N] ", x->p.total_bad, x->p.total_bad == 1 ? "" : "s",
-		shown(x->p.t.device), x->o->no_mount ? "" : " and mount it again");
+		"xfs_repair on it%s? [y/N] ", p->total_bad, p->total_bad == 1 ? "" : "s",
+		shown(p->t.device), x->o->no_mount ? "" : " and mount it again");
 	if (!fgets(line, sizeof(line), stdin))
 		return false;
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-/* Step 3: mount it back where it was recorded.  0 or EXIT_ERROR. */
-static int mount_step(struct offline *x, const char *dev, const char *mnt, int *unrecorded)
+static void show_overwriting(const struct offline_plan *p, void *arg)
 {
-	char why[256];
-	bool lost = false;
-	int rc;
+	const struct offline *x = arg;
 
-	fprintf(x->say, "3. mounting %s at %s\n", dev, mnt);
-	rc = offline_mount_back(&x->p, why, sizeof(why), &lost);
-	*unrecorded += lost;
-	if (rc)
-		return fail(x->ctl, 0, "%s.  %s is left unmounted: mount it yourself where it "
-			    "belongs, then go on with refetch", shown(why), dev);
-	fprintf(x->say, "   %s\n", shown(why));
-	return 0;
+	fprintf(x->say, "1. overwriting %" PRIu64 " unreadable sector%s of %u B\n", p->total_bad,
+		p->total_bad == 1 ? "" : "s", p->unit);
 }
 
+static void show_mounting(const struct offline_plan *p, void *arg)
+{
+	const struct offline *x = arg;
+
+	fprintf(x->say, "3. mounting %s at %s\n", shown(p->t.device), shown(p->t.sfs.mountpoint));
+}
+
+static void show_mounted(const char *how, void *arg)
+{
+	const struct offline *x = arg;
+
+	fprintf(x->say, "   %s\n", shown(how));
+}
+
+/* Overwrite, xfs_repair, mount back, what next: an EXIT_* status. */
 static int do_offline(struct offline *x)
 {
 	static char dev[SHOWN_PATH], mnt[SHOWN_PATH];
-	const struct offline_repair_ops repair_ops = {
-		.pass = show_pass, .line = show_repair_line, .checked = show_check, .arg = x,
+	const struct offline_run_ops ops = {
+		.confirm = confirm, .overwriting = show_overwriting, .run = show_run,
+		.repair = { .pass = show_pass, .line = show_repair_line, .checked = show_check,
+			    .arg = x },
+		.mounting = show_mounting, .mounted = show_mounted, .arg = x,
 	};
-	const struct ctl *ctl = x->ctl;
-	struct offline_overwrite ow = { 0 };
-	struct offline_repair xr = { 0 };
-	bool ran_repair = false;
-	const char *mounted = NULL;
-	int unrecorded = 0, rc;
+	struct offline_result r;
+	struct offline_stopped s;
+	int rc = 0, left;
 
 	snprintf(dev, sizeof(dev), "%s", shown(x->p.t.device));
 	snprintf(mnt, sizeof(mnt), "%s", shown(x->p.t.sfs.mountpoint));
-	if (x->p.total_bad > x->p.max_bad)
-		return fail(ctl, 0, "%" PRIu64 " sectors of %s cannot be read, more than the %"
-			    PRIu64 " this overwrites (a disk failing as a whole): copy it to a new "
-			    "disk (ddrescue) and repair the copy", x->p.total_bad, dev, x->p.max_bad);
-	if (!x->o->yes && !confirm(x))
-		return isatty(STDIN_FILENO) ? EXIT_DAMAGE : EXIT_ERROR;
-
-	/* 1. overwrite */
-	fprintf(x->say, "1. overwriting %" PRIu64 " unreadable sector%s of %u B\n", x->p.total_bad,
-		x->p.total_bad == 1 ? "" : "s", x->p.unit);
-	offline_overwrite(&x->p, &ow, show_run, x);
-	unrecorded += ow.unrecorded;
-	/* xfs_repair opens the device exclusively too. */
-	offline_device_close(&x->p.dev);
-	if (ow.still_bad) {
-		fail(ctl, 0, "%" PRIu64 " sector%s of %s still cannot be read after being "
-		     "overwritten: the drive cannot remap them; copy it to a new disk (ddrescue) "
-		     "and repair the copy", ow.still_bad, ow.still_bad == 1 ? "" : "s", dev);
-		rc = EXIT_ERROR;
-		goto out;
+	if (offline_run(&x->p, x->o->no_mount, &ops, &r, &s) != 0) {
+		rc = stopped_run(x, dev, &s, &r);
+		if (s.stop == OFFLINE_STOP_TOO_MANY_BAD || s.stop == OFFLINE_STOP_NOT_CONFIRMED)
+			return rc;
+	} else {
+		fprintf(x->say, "%s. Now put back what was lost, then check:\n"
+			"     mapctl refetch %s --from MIRROR\n"
+			"     mapctl scan %s\n"
+			"   (findings whose sectors were overwritten are 'zeroed': no scan closes "
+			"them, only a verified refetch or mapctl resolve)\n",
+			x->o->no_mount ? "3" : "4", mnt, mnt);
 	}
-
-	/* 2. xfs_repair */
-	ran_repair = true;
-	offline_repair_passes(&x->p, &repair_ops, &xr);
-	unrecorded += xr.unrecorded;
-	if (repair_end(x, dev, &xr) != 0) {
-		rc = EXIT_ERROR;
-		goto out;
-	}
-
-	/* 3. mount */
-	if (!x->o->no_mount) {
-		rc = mount_step(x, dev, mnt, &unrecorded);
-		if (rc)
-			goto out;
-		mounted = x->p.t.sfs.mountpoint;
-	}
-
-	/* 4. what next */
-	fprintf(x->say, "%s. Now put back what was lost, then check:\n"
-		"     mapctl refetch %s --from MIRROR\n"
-		"     mapctl scan %s\n"
-		"   (findings whose sectors were overwritten are 'zeroed': no scan closes them, "
-		"only a verified refetch or mapctl resolve)\n", x->o->no_mount ? "3" : "4", mnt,
-		mnt);
-	rc = 0;
-out:
 	if (x->o->json)
-		offline_json_result(&x->p, &ow, &xr.xr, ran_repair, mounted);
-	if (unrecorded)
-		return fail(ctl, 0, "%d step%s could not be recorded", unrecorded,
-			    unrecorded == 1 ? "" : "s");
+		offline_json_result(&x->p, &r.ow, &r.repair.xr, r.ran_repair, r.mounted);
+	if (r.unrecorded)
+		return fail(x->ctl, 0, "%d step%s could not be recorded", r.unrecorded,
+			    r.unrecorded == 1 ? "" : "s");
 	if (rc)
 		return rc;
-	/* Findings stay open until refetch and the next scan settle them. */
-	int counts[MAP_STATE_NR] = { 0 };
-	if (map_store_count(x->p.st, x->p.t.fs_id, counts) != 0)
-		return EXIT_DAMAGE;
-	return map_counts_open(counts) ? EXIT_DAMAGE : EXIT_CLEAN;
-}
-
-/*
- * Before anything is written: the filesystem is not mounted, no clone of
- * it is, an earlier xfs_repair is settled, and the scan lock is ours
- * (*@lock).  0 or EXIT_ERROR.
- */
-static int prepare_write(struct offline *x, int *lock)
-{
-	const struct ctl *ctl = x->ctl;
-	struct offline_why why;
-	int holder = 0, rc;
-
-	if (x->p.t.mounted_at[0])
-		return fail(ctl, 0, "%s is mounted at %s: unmount it first (umount %s)",
-			    shown(x->p.t.device), shown(x->p.t.mounted_at), shown(x->p.t.mounted_at));
-	if (offline_refuse_clone(&x->p, &why) != 0)
-		return refused(x, &why);
-	rc = settle_earlier_repair(x);
-	if (rc)
-		return rc;
-	/* One offline repair or scan of a filesystem at a time. */
-	*lock = map_scan_lock(x->p.st, x->p.t.sfs.uuid, &holder);
-	if (*lock == -EBUSY)
-		return fail(ctl, 0, "%s is being scanned or repaired (pid %d)",
-			    shown(x->p.t.sfs.mountpoint), holder);
-	if (*lock < 0)
-		return fail(ctl, *lock, "taking the lock of %s", shown(x->p.t.sfs.mountpoint));
-	return 0;
-}
-
-/* The device: to write (and checked again), or for the plan to read when
- * it may (root).  0 or EXIT_ERROR. */
-static int open_device(struct offline *x)
-{
-	const struct ctl *ctl = x->ctl;
-	bool write = !x->o->plan_only;
-	struct offline_why why;
-	int rc = offline_device_open(&x->p.dev, x->p.t.device, write);
-
-	if (rc == 0)
-		x->p.unit = x->p.dev.unit;
-	if (rc && write)
-		return rc == -EBUSY ? fail(ctl, 0, "%s is in use (mounted elsewhere, or held by "
-					   "device-mapper, md or LVM): it must be free",
-					   shown(x->p.t.device))
-				    : fail(ctl, rc, "opening %s", shown(x->p.t.device));
-	if (write && offline_check_open_device(&x->p, &why) != 0)
-		return refused(x, &why);
-	return 0;
-}
-
-/* The recorded ranges, read again when the device is open.  0 or
- * EXIT_ERROR. */
-static int build_plan(struct offline *x)
-{
-	const struct ctl *ctl = x->ctl;
-	int rc = offline_plan_collect(&x->p);
-
-	if (rc)
-		return fail(ctl, rc, "reading the database");
-	if (x->p.too_many)
-		return fail(ctl, 0, "more than %d unreadable ranges are recorded for %s: a disk "
-			    "failing as a whole; copy it to a new disk (ddrescue) first",
-			    OFFLINE_MAX_RANGES, shown(x->p.t.sfs.mountpoint));
-	if (x->p.dev.fd >= 0 && (rc = offline_plan_check(&x->p)) != 0)
-		return fail(ctl, rc, "reading %s", shown(x->p.t.device));
-	return 0;
+	left = offline_findings_left(&x->p);
+	return left == 0 ? EXIT_CLEAN : EXIT_DAMAGE;
 }
 
 /* --offline-plan: the plan, nothing written.  An EXIT_* status. */
@@ -429,11 +388,24 @@ static int show_plan(struct offline *x)
 	return EXIT_CLEAN;
 }
 
+/* Target, checks, device and plan: 0, or EXIT_ERROR after saying why. */
+static int prepare(struct offline *x, int *lock)
+{
+	const struct offline_ask ask = { x->o->target, x->o->uuid, x->o->plan_only };
+	struct offline_stopped s = { .stop = OFFLINE_STOP_REFUSED };
+
+	if (offline_resolve_target(&x->p, &ask, &s.why) != 0)
+		return stopped_before(x, &s);
+	if (!x->o->plan_only && offline_prepare_write(&x->p, lock, show_earlier, x, &s) != 0)
+		return stopped_before(x, &s);
+	if (offline_open(&x->p, !x->o->plan_only, &s) != 0 || offline_build(&x->p, &s) != 0)
+		return stopped_before(x, &s);
+	return 0;
+}
+
 int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 {
 	struct offline x = { .ctl = ctl, .o = o, .p.dev.fd = -1, .p.unit = 512 };
-	const struct offline_ask ask = { o->target, o->uuid, o->plan_only };
-	struct offline_why why;
 	int lock = -1, rc;
 
 	x.say = o->json ? stderr : stdout;
@@ -446,14 +418,7 @@ int repair_offline(struct ctl *ctl, const struct offline_opts *o)
 	rc = open_store(ctl, !o->plan_only, &x.p.st);
 	if (rc)
 		return rc;
-	if (offline_resolve_target(&x.p, &ask, &why) != 0)
-		rc = refused(&x, &why);
-	else if (!o->plan_only)
-		rc = prepare_write(&x, &lock);
-	if (rc == 0)
-		rc = open_device(&x);
-	if (rc == 0)
-		rc = build_plan(&x);
+	rc = prepare(&x, &lock);
 	if (rc == 0 && o->plan_only) {
 		rc = show_plan(&x);
 	} else if (rc == 0) {

@@ -79,23 +79,65 @@ static int json_one(const struct offline_plan *p, const struct map_finding *f, v
 	return 0;
 }
 
-static void print_ranges(const struct offline_plan *p, FILE *out)
+/* One recorded range as both renderers show it. */
+struct range_row {
+	size_t index;			/* in p->ranges */
+	const struct map_range *r;
+	bool checked;			/* read now: bad is known */
+	uint64_t bad;			/* units unreadable now */
+};
+
+/* Call @fn with each recorded range's row. */
+static void each_range(const struct offline_plan *p,
+		       void (*fn)(const struct offline_plan *p, const struct range_row *row,
+				  void *arg), void *arg)
 {
 	for (size_t i = 0; i < p->ranges.n; i++) {
-		const struct map_range *r = &p->ranges.v[i];
-		char b[32];
+		const struct range_row row = {
+			.index = i, .r = &p->ranges.v[i], .checked = p->checked,
+			.bad = p->checked ? p->range_bad[i] : 0,
+		};
 
-		fprintf(out, "    bytes %" PRIu64 "+%" PRIu64 " (%s): ", r->start, r->length,
-			human_bytes(r->length, b, sizeof(b)));
-		if (!p->checked)
-			fprintf(out, "not read now (needs root and the device)\n");
-		else if (p->range_bad[i] == 0)
-			fprintf(out, "readable now: left alone\n");
-		else
-			fprintf(out, "%" PRIu64 " of %" PRIu64 " sectors of %u B unreadable now: "
-				"overwritten\n", p->range_bad[i], r->length / p->unit, p->unit);
-		offline_plan_each_finding(p, i, r->start, r->length, print_finding, out);
+		fn(p, &row, arg);
 	}
+}
+
+static void range_text(const struct offline_plan *p, const struct range_row *row, void *arg)
+{
+	FILE *out = arg;
+	const struct map_range *r = row->r;
+	char b[32];
+
+	fprintf(out, "    bytes %" PRIu64 "+%" PRIu64 " (%s): ", r->start, r->length,
+		human_bytes(r->length, b, sizeof(b)));
+	if (!row->checked)
+		fprintf(out, "not read now (needs root and the device)\n");
+	else if (row->bad == 0)
+		fprintf(out, "readable now: left alone\n");
+	else
+		fprintf(out, "%" PRIu64 " of %" PRIu64 " sectors of %u B unreadable now: "
+			"overwritten\n", row->bad, r->length / p->unit, p->unit);
+	offline_plan_each_finding(p, row->index, r->start, r->length, print_finding, out);
+}
+
+static void range_json(const struct offline_plan *p, const struct range_row *row, void *arg)
+{
+	struct map_json *j = arg;
+	const struct map_range *r = row->r;
+
+	map_json_obj(j, NULL);
+	map_json_uint(j, "device_offset", r->start);
+	map_json_uint(j, "device_length", r->length);
+	map_json_uint_or_null(j, "unreadable_sectors", row->checked, row->bad);
+	map_json_arr(j, "findings");
+	offline_plan_each_finding(p, row->index, r->start, r->length, json_one, j);
+	map_json_end_arr(j);
+	map_json_end_obj(j);
+}
+
+static void print_ranges(const struct offline_plan *p, FILE *out)
+{
+	each_range(p, range_text, out);
 	if (p->outside)
 		fprintf(out, "    (%zu recorded range%s past the end of %s: left alone)\n",
 			p->outside, p->outside == 1 ? "" : "s", shown(p->t.device));
@@ -193,21 +235,7 @@ void offline_json_plan(const struct offline_plan *p, FILE *out)
 	map_json_uint_or_null(&j, "max_sectors", p->checked, p->max_bad);
 	map_json_uint(&j, "ranges_outside_device", p->outside);
 	map_json_arr(&j, "ranges");
-	for (size_t i = 0; i < p->ranges.n; i++) {
-		const struct map_range *r = &p->ranges.v[i];
-
-		map_json_obj(&j, NULL);
-		map_json_uint(&j, "device_offset", r->start);
-		map_json_uint(&j, "device_length", r->length);
-		if (p->checked)
-			map_json_uint(&j, "unreadable_sectors", p->range_bad[i]);
-		else
-			map_json_null(&j, "unreadable_sectors");
-		map_json_arr(&j, "findings");
-		offline_plan_each_finding(p, i, r->start, r->length, json_one, &j);
-		map_json_end_arr(&j);
-		map_json_end_obj(&j);
-	}
+	each_range(p, range_json, &j);
 	map_json_end_arr(&j);
 	map_json_arr(&j, "steps");
 	map_json_str(&j, NULL, "overwrite the recorded sectors that still cannot be read");

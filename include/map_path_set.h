@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A set of strings, for printing each path once (mapctl files -0). */
-#ifndef MAPCTL_PATH_SET_H
-#define MAPCTL_PATH_SET_H
+#ifndef MAP_PATH_SET_H
+#define MAP_PATH_SET_H
 
 #include <stddef.h>
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "path_set.h"
+#include "map_path_set.h"
 
 /* First size: small listings allocate little. */
 #define PATH_SET_MIN_CAP 64
