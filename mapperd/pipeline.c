@@ -27,6 +27,7 @@
 #include "metrics_file.h"
 #include "notify.h"
 #include "pipeline.h"
+#include "warmup.h"
 
 #define QUEUE_MAX 1024
 /* The kernel log can be made to say things by anyone (see kmsg_parse.h):
@@ -67,11 +68,13 @@ struct scan_mark {
 	double metadata, media;		/* md_mono(); 0: never */
 };
 
-/* Start or stop a filesystem's directory index (main thread to worker). */
+/* Start or stop a filesystem's directory index, or make it ready for its
+ * first report (main thread to worker). */
 struct dirwatch_req {
 	char uuid[40];
 	char mountpoint[PATH_MAX];
 	bool on;
+	bool warm;			/* md_pipeline_warm: not about the index */
 };
 #define DIRWATCH_REQS	64
 /* While an index is built, slices of this many seconds between reports. */
@@ -1082,10 +1085,14 @@ static int process(struct md_pipeline *p, struct md_event *ev)
 	return rc;
 }
 
-void md_pipeline_track_dirs(struct md_pipeline *p, const char *uuid, const char *mountpoint,
-			    bool on)
+static void fs_request(struct md_pipeline *p, const char *uuid, const char *mountpoint, bool on,
+		       bool warm)
 {
 	pthread_mutex_lock(&p->lock);
+	if (warm && p->ndwreqs == DIRWATCH_REQS) {
+		pthread_mutex_unlock(&p->lock);	/* only a head start: never in the way */
+		return;
+	}
 	if (p->ndwreqs == DIRWATCH_REQS) {	/* bounded: the oldest goes */
 		memmove(&p->dwreqs[0], &p->dwreqs[1], (DIRWATCH_REQS - 1) * sizeof(p->dwreqs[0]));
 		p->ndwreqs--;
@@ -1094,8 +1101,20 @@ void md_pipeline_track_dirs(struct md_pipeline *p, const char *uuid, const char 
 	snprintf(r->uuid, sizeof(r->uuid), "%s", uuid);
 	snprintf(r->mountpoint, sizeof(r->mountpoint), "%s", mountpoint);
 	r->on = on;
+	r->warm = warm;
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void md_pipeline_track_dirs(struct md_pipeline *p, const char *uuid, const char *mountpoint,
+			    bool on)
+{
+	fs_request(p, uuid, mountpoint, on, false);
+}
+
+void md_pipeline_warm(struct md_pipeline *p, const char *uuid, const char *mountpoint)
+{
+	fs_request(p, uuid, mountpoint, false, true);
 }
 
 /* Requests from the main thread, then events and a slice of building when
@@ -1113,6 +1132,10 @@ static double keep_dirs(struct md_pipeline *p, double wait, double *last, bool *
 	busy = p->head != NULL;
 	pthread_mutex_unlock(&p->lock);
 	for (size_t i = 0; i < n; i++) {
+		if (reqs[i].warm) {
+			md_warmup_fs(p->fscache, p->db, reqs[i].uuid, reqs[i].mountpoint);
+			continue;
+		}
 		md_dirwatch_set(p->dirwatch, reqs[i].uuid, reqs[i].mountpoint, reqs[i].on);
 		*building = true;	/* look at it now */
 	}
