@@ -1171,6 +1171,7 @@ static void *worker(void *arg)
 		if (ev) {
 			int rc = process(p, ev);
 
+			md_fscache_relearn(p->fscache);	/* after the report, not before */
 			pthread_mutex_lock(&p->lock);
 			if (rc)
 				p->stats.failed++;
