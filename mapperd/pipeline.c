@@ -512,6 +512,19 @@ static int verify(struct md_pipeline *p, struct map_fs *fs, const struct map_ran
 	return rc ? rc : bad->error;
 }
 
+/* A read of a filesystem made ready for reports (warmup.h). */
+static void warm_read(struct map_fs *fs, const struct map_range_list *ranges, void *arg)
+{
+	struct bad_list bad = { 0 };
+	struct outcome o = { 0 };
+
+	verify(arg, fs, ranges, &bad, &o);
+	if (bad.ranges.n)
+		log_warn("%s: the block of the root directory's inode cannot be read",
+			 map_fs_info(fs)->uuid);
+	map_range_free(&bad.ranges);
+}
+
 static int look_at_range(struct md_pipeline *p, struct map_fs *fs, uint64_t start,
 			 uint64_t length, bool do_verify, struct outcome *o)
 {
@@ -1133,7 +1146,8 @@ static double keep_dirs(struct md_pipeline *p, double wait, double *last, bool *
 	pthread_mutex_unlock(&p->lock);
 	for (size_t i = 0; i < n; i++) {
 		if (reqs[i].warm) {
-			md_warmup_fs(p->fscache, p->db, reqs[i].uuid, reqs[i].mountpoint);
+			md_warmup_fs(p->fscache, p->db, warm_read, p, reqs[i].uuid,
+				     reqs[i].mountpoint);
 			continue;
 		}
 		md_dirwatch_set(p->dirwatch, reqs[i].uuid, reqs[i].mountpoint, reqs[i].on);
@@ -1172,6 +1186,7 @@ static void *worker(void *arg)
 			int rc = process(p, ev);
 
 			md_fscache_relearn(p->fscache);	/* after the report, not before */
+
 			pthread_mutex_lock(&p->lock);
 			if (rc)
 				p->stats.failed++;

@@ -12,13 +12,17 @@
 
 /*
  * The steps of a file report, on the root directory: its written blocks
- * (none, or a few), the owner of its inode's bytes (GETFSMAP over one inode,
- * bulkstat of one inode) and that owner's path.  One inode, whatever the
- * size of the filesystem.  The finding it makes, @f, is only rehearsed.
+ * (none, or a few), a read of the block that holds its inode, the owner of
+ * the inode's bytes (GETFSMAP over one inode, bulkstat of one inode) and
+ * that owner's path.  One inode, whatever the size of the filesystem.  The
+ * finding it makes, @f, is only rehearsed.
  */
-static int locate_root(struct map_fs *fs, struct map_finding *f)
+static int locate_root(struct map_fs *fs, md_warmup_read_fn read, void *arg,
+		       struct map_finding *f)
 {
 	const struct map_fs_info *info = map_fs_info(fs);
+	uint64_t bs = info->geo.blocksize, at = map_geo_ino_to_byte(&info->geo, info->root_ino);
+	struct map_range_list block = { 0 };
 	struct map_owner_list owners = { 0 };
 	struct map_paths *paths = NULL;
 	int fd, rc;
@@ -31,8 +35,10 @@ static int locate_root(struct map_fs *fs, struct map_finding *f)
 		map_range_free(&r);
 		close(fd);
 	}
-	rc = map_locate_paths(fs, map_geo_ino_to_byte(&info->geo, info->root_ino),
-			      info->geo.inodesize, &owners, &paths);
+	if (bs && map_range_add(&block, at / bs * bs, bs) == 0)
+		read(fs, &block, arg);
+	map_range_free(&block);
+	rc = map_locate_paths(fs, at, info->geo.inodesize, &owners, &paths);
 	for (size_t k = 0; rc == 0 && k < owners.n; k++) {
 		if (owners.v[k].ino != info->root_ino)
 			continue;
@@ -44,8 +50,8 @@ static int locate_root(struct map_fs *fs, struct map_finding *f)
 	return rc;
 }
 
-void md_warmup_fs(struct md_fscache *c, struct md_dbwriter *db, const char *uuid,
-		  const char *mountpoint)
+void md_warmup_fs(struct md_fscache *c, struct md_dbwriter *db, md_warmup_read_fn read, void *arg,
+		  const char *uuid, const char *mountpoint)
 {
 	struct md_spool_entry e = { .have_info = true };
 	struct map_finding f;
@@ -62,7 +68,7 @@ void md_warmup_fs(struct md_fscache *c, struct md_dbwriter *db, const char *uuid
 	}
 	t1 = md_mono();
 	e.info = *map_fs_info(fs);
-	rc = locate_root(fs, &f);
+	rc = locate_root(fs, read, arg, &f);
 	map_fs_close(fs);
 	t2 = md_mono();
 	if (rc == 0 && f.kind[0]) {
