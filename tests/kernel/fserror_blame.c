@@ -19,9 +19,11 @@
  *    which the disk failed, and block 1's, which writeback ended unsubmitted
  *    because it could not map block 2 (errortag reduce_max_iextents), each
  *    from its own sync_file_range while the completion worker cannot run.
- *    The writeback trace line covers block 0 only; block 1 is reported as
- *    dropped ("discard").  Before: iomap merged the two, and the merged
- *    ioend reported a disk error for 8 KiB.
+ *    The writeback trace line covers block 0 only (kernel/patches 1/7);
+ *    block 1 is reported as dropped ("discard", 1/14).  Before 1/14 there
+ *    is no "discard" line, before 1/7 no line at all.  On the series
+ *    before issue 37, iomap merged the two, and the merged ioend reported
+ *    a disk error for 8 KiB.
  *
  * Items 1 and 4 (a report whose inode must be loaded again from the disk)
  * are tested in fserror_reload.c.
