@@ -16,7 +16,6 @@
 #include "map_store.h"
 
 struct map_finding;
-struct map_store;
 
 #ifdef __cplusplus
 extern "C" {
