@@ -51,6 +51,9 @@ const char *map_store_path(const struct map_store *st);
 void map_store_close(struct map_store *st);
 int map_store_version(struct map_store *st);
 int map_store_begin(struct map_store *st);	/* BEGIN IMMEDIATE */
+/* BEGIN IMMEDIATE without the busy wait: -EBUSY at once if another
+ * connection holds the write lock. */
+int map_store_begin_nowait(struct map_store *st);
 int map_store_commit(struct map_store *st);
 void map_store_rollback(struct map_store *st);
 /* PRAGMA integrity_check: 0 when "ok", else -MAP_EDBCORRUPT. */

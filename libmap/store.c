@@ -364,6 +364,16 @@ int map_store_begin(struct map_store *st)
 	return exec(st, "BEGIN IMMEDIATE");
 }
 
+int map_store_begin_nowait(struct map_store *st)
+{
+	int rc;
+
+	sqlite3_busy_timeout(st->db, 0);
+	rc = exec(st, "BEGIN IMMEDIATE");
+	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	return rc;
+}
+
 int map_store_commit(struct map_store *st)
 {
 	int rc = exec(st, "COMMIT");

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -230,6 +231,49 @@ static void test_failed_commit(void)
 	CHECK_INT(map_store_finding_get(st, good, &f), 0);
 	CHECK_STR(map_state_name(f.state), "resolved");
 	map_finding_clear(&f);
+	map_store_close(st);
+}
+
+static void *commit_later(void *raw)
+{
+	tl_sleep(0.3);
+	sqlite3_exec(raw, "COMMIT", NULL, NULL, NULL);
+	return NULL;
+}
+
+/* A transaction that must not wait: with another connection holding the
+ * write lock, map_store_begin_nowait() fails at once (not after the busy
+ * timeout) and leaves the connection usable; the busy timeout is back for
+ * the next map_store_begin(). */
+static void test_begin_nowait(void)
+{
+	char *db = path_in("nowait.db");
+	struct map_store *st = open_db(db);
+	sqlite3 *raw;
+	double t0;
+	int rc;
+
+	REQUIRE(sqlite3_open(db, &raw) == SQLITE_OK, "sqlite3_open");
+	REQUIRE(sqlite3_exec(raw, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK, "%s",
+		sqlite3_errmsg(raw));
+	t0 = tl_mono();
+	rc = map_store_begin_nowait(st);
+	CHECK(rc != 0, "BEGIN fails while another connection writes");
+	CHECK(tl_mono() - t0 < 2.0, "at once, not after the busy timeout (%.3f s)",
+	      tl_mono() - t0);
+	sqlite3_exec(raw, "COMMIT", NULL, NULL, NULL);
+	CHECK_INT(map_store_begin_nowait(st), 0);
+	map_store_rollback(st);
+	/* The busy timeout is restored: a begin waits out a short hold. */
+	REQUIRE(sqlite3_exec(raw, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK, "%s",
+		sqlite3_errmsg(raw));
+	pthread_t t;
+
+	REQUIRE(pthread_create(&t, NULL, commit_later, raw) == 0, "pthread_create");
+	CHECK_INT(map_store_begin(st), 0);
+	map_store_rollback(st);
+	pthread_join(t, NULL);
+	sqlite3_close(raw);
 	map_store_close(st);
 }
 
@@ -797,6 +841,7 @@ int main(void)
 	CHECK_PART(test_unsafe_folder());
 	CHECK_PART(test_lock_symlink());
 	CHECK_PART(test_failed_commit());
+	CHECK_PART(test_begin_nowait());
 	CHECK_PART(test_inode_media_and_scrub());
 	CHECK_PART(test_ag_inode_btrees());
 	CHECK_PART(test_parent_kind());
