@@ -122,16 +122,12 @@ static int close_healthy(struct map_store *st, int64_t fs_id, const struct md_sp
 	return rc;
 }
 
-/* One transaction: the filesystem's row, the findings, the event. */
-static int write_once(struct map_store *st, struct md_spool_entry *e, int *nnew, bool log_them)
+/* The filesystem's row, the findings, the event, in the open transaction. */
+static int write_rows(struct map_store *st, struct md_spool_entry *e, int *nnew, bool log_them)
 {
 	int64_t fs_id = 0;
 	int rc;
 
-	*nnew = 0;
-	rc = map_store_begin(st);
-	if (rc)
-		return rc;
 	if (e->have_info) {
 		rc = map_store_fs_upsert(st, &e->info, &fs_id);
 	} else {
@@ -162,11 +158,39 @@ static int write_once(struct map_store *st, struct md_spool_entry *e, int *nnew,
 		e->row.fs_id = fs_id;
 		rc = map_store_event_add(st, &e->row);
 	}
+	return rc;
+}
+
+/* One transaction: the filesystem's row, the findings, the event. */
+static int write_once(struct map_store *st, struct md_spool_entry *e, int *nnew, bool log_them)
+{
+	int rc;
+
+	*nnew = 0;
+	rc = map_store_begin(st);
+	if (rc == 0)
+		rc = write_rows(st, e, nnew, log_them);
 	if (rc == 0)
 		rc = map_store_commit(st);
 	if (rc)
 		map_store_rollback(st);
 	return rc;
+}
+
+void md_dbwriter_rehearse(struct md_dbwriter *w, struct md_spool_entry *e)
+{
+	int nnew;
+
+	/* Nothing to warm without a connection; a waiting spool is written
+	 * first, by the tick. */
+	if (!w->st || md_spool_pending(w->spool))
+		return;
+	/* Not worth a wait: another writer holding the lock would keep the
+	 * worker, and the reports queued behind it, for the busy timeout. */
+	if (map_store_begin_nowait(w->st) != 0)
+		return;
+	write_rows(w->st, e, &nnew, false);
+	map_store_rollback(w->st);
 }
 
 static double db_tick(struct md_dbwriter *w);

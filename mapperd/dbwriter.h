@@ -37,6 +37,13 @@ void md_dbwriter_close(struct md_dbwriter *w);
  */
 int md_dbwriter_write(struct md_dbwriter *w, struct md_spool_entry *e, int *nnew,
 		      bool (*stopping)(void *arg), void *arg);
+/*
+ * Go through writing @e (statements compiled, the tables' and indexes' pages
+ * read, the code paged in) and roll it back: nothing of it stays.  Done
+ * before a filesystem's first report, so that its write costs what later
+ * ones do.  Nothing when the connection is down or the spool holds reports.
+ */
+void md_dbwriter_rehearse(struct md_dbwriter *w, struct md_spool_entry *e);
 /* Close the connection now (its filesystem is going away); the next try
  * is DB_RETRY_SECS away. */
 void md_dbwriter_release(struct md_dbwriter *w);

@@ -181,6 +181,7 @@ static void add(struct md_daemon *d, const char *target, dev_t devno, int mnt_id
 	md_fs_watch_sources(d, fs);
 	if (d->cfg.directory_index)
 		md_pipeline_track_dirs(d->pipe, fs->uuid, fs->mountpoint, true);
+	md_pipeline_warm(d->pipe, fs->uuid, fs->mountpoint);
 	log_notice("%s %s: watching (device %s, %s%s%s%s)", fs->uuid, fs->mountpoint, fs->device,
 		   fs->bdev.name[0] ? fs->bdev.name : "?",
 		   fs->hmon.fd >= 0 ? ", health monitor" : "", fs->fan.fd >= 0 ? ", fanotify" : "",

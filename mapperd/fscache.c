@@ -12,6 +12,7 @@
 
 struct entry {
 	bool used;
+	bool stale;			/* used after RELEARN_AFTER: learn it again */
 	double learnt;			/* monotonic s */
 	double last_used;
 	char mountpoint[PATH_MAX];	/* as asked */
@@ -65,10 +66,15 @@ static int open_any(struct md_fscache *c, const char *mountpoint, struct map_fs 
 	*fsp = NULL;
 	if (strlen(mountpoint) >= sizeof(e->mountpoint))
 		return -ENAMETOOLONG;
-	if (e && now - e->learnt < RELEARN_AFTER) {
+	if (e) {
+		/* An old entry serves the report all the same (the reopen checks
+		 * the device, root and UUID; what may have changed is only
+		 * descriptive) and is learnt again after it: a full open costs
+		 * tens of milliseconds. */
 		rc = map_fs_reopen(&e->info, fsp);
 		if (rc == 0) {
 			e->last_used = now;
+			e->stale = now - e->learnt >= RELEARN_AFTER;
 			c->stats.reopens++;
 			return 0;
 		}
@@ -100,6 +106,22 @@ int md_fscache_open(struct md_fscache *c, const char *mountpoint, const char *uu
 		rc = -MAP_EUNMOUNTED;
 	}
 	return rc;
+}
+
+void md_fscache_relearn(struct md_fscache *c)
+{
+	for (int i = 0; i < ENTRIES; i++) {
+		struct entry *e = &c->e[i];
+		char mountpoint[PATH_MAX];
+		struct map_fs *fs;
+
+		if (!e->used || !e->stale)
+			continue;
+		strcpy(mountpoint, e->mountpoint);
+		e->used = false;	/* learnt again, or gone */
+		if (open_any(c, mountpoint, &fs) == 0)
+			map_fs_close(fs);
+	}
 }
 
 void md_fscache_get_stats(const struct md_fscache *c, struct md_fscache_stats *out)

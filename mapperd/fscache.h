@@ -5,7 +5,8 @@
  * The cache keeps what a full open learnt, never an open descriptor (that
  * would make umount fail with EBUSY), and opens again from it with
  * map_fs_reopen, which checks that the mount point still shows the same
- * filesystem.  Entries are re-learnt after a minute (label, device identity).
+ * filesystem.  An entry older than a minute still serves a report, and is
+ * learnt again (label, device identity) after it: md_fscache_relearn.
  * One thread only (the pipeline's worker).
  */
 #ifndef MAPPERD_FSCACHE_H
@@ -22,6 +23,9 @@ void md_fscache_free(struct md_fscache *c);
  * negative errno. */
 int md_fscache_open(struct md_fscache *c, const char *mountpoint, const char *uuid,
 		    struct map_fs **fsp);
+
+/* Learn again, with a full open, the entries used after a minute. */
+void md_fscache_relearn(struct md_fscache *c);
 
 struct md_fscache_stats {
 	uint64_t reopens, full_opens;

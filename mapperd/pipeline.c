@@ -24,6 +24,7 @@
 #include "metrics_file.h"
 #include "notify.h"
 #include "pipeline_internal.h"
+#include "warmup.h"
 
 /* While an index is built, slices of this many seconds between reports. */
 #define DIRWATCH_SLICE	0.05
@@ -150,10 +151,27 @@ static int process(struct md_pipeline *p, struct md_event *ev)
 	return rc;
 }
 
-void md_pipeline_track_dirs(struct md_pipeline *p, const char *uuid, const char *mountpoint,
-			    bool on)
+/* A read of a filesystem made ready for reports (warmup.h). */
+static void warm_read(struct map_fs *fs, const struct map_range_list *ranges, void *arg)
+{
+	struct bad_list bad = { 0 };
+	struct outcome o = { 0 };
+
+	pipeline_verify(arg, fs, ranges, &bad, &o);
+	if (bad.ranges.n)
+		log_warn("%s: the block of the root directory's inode cannot be read",
+			 map_fs_info(fs)->uuid);
+	map_range_free(&bad.ranges);
+}
+
+static void fs_request(struct md_pipeline *p, const char *uuid, const char *mountpoint, bool on,
+		       bool warm)
 {
 	pthread_mutex_lock(&p->lock);
+	if (warm && p->ndwreqs == DIRWATCH_REQS) {
+		pthread_mutex_unlock(&p->lock);	/* only a head start: never in the way */
+		return;
+	}
 	if (p->ndwreqs == DIRWATCH_REQS) {	/* bounded: the oldest goes */
 		memmove(&p->dwreqs[0], &p->dwreqs[1], (DIRWATCH_REQS - 1) * sizeof(p->dwreqs[0]));
 		p->ndwreqs--;
@@ -162,8 +180,20 @@ void md_pipeline_track_dirs(struct md_pipeline *p, const char *uuid, const char 
 	snprintf(r->uuid, sizeof(r->uuid), "%s", uuid);
 	snprintf(r->mountpoint, sizeof(r->mountpoint), "%s", mountpoint);
 	r->on = on;
+	r->warm = warm;
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void md_pipeline_track_dirs(struct md_pipeline *p, const char *uuid, const char *mountpoint,
+			    bool on)
+{
+	fs_request(p, uuid, mountpoint, on, false);
+}
+
+void md_pipeline_warm(struct md_pipeline *p, const char *uuid, const char *mountpoint)
+{
+	fs_request(p, uuid, mountpoint, false, true);
 }
 
 /* Requests from the main thread, then events and a slice of building when
@@ -181,6 +211,11 @@ static double keep_dirs(struct md_pipeline *p, double wait, double *last, bool *
 	busy = p->head != NULL;
 	pthread_mutex_unlock(&p->lock);
 	for (size_t i = 0; i < n; i++) {
+		if (reqs[i].warm) {
+			md_warmup_fs(p->fscache, p->db, warm_read, p, reqs[i].uuid,
+				     reqs[i].mountpoint);
+			continue;
+		}
 		md_dirwatch_set(p->dirwatch, reqs[i].uuid, reqs[i].mountpoint, reqs[i].on);
 		*building = true;	/* look at it now */
 	}
@@ -215,6 +250,8 @@ static void *worker(void *arg)
 			md_dbwriter_release(p->db);
 		if (ev) {
 			int rc = process(p, ev);
+
+			md_fscache_relearn(p->fscache);	/* after the report, not before */
 
 			pthread_mutex_lock(&p->lock);
 			if (rc)

@@ -69,6 +69,9 @@ void md_pipeline_release_db(struct md_pipeline *p);
  * @mountpoint (dirwatch.h); the worker does it between reports. */
 void md_pipeline_track_dirs(struct md_pipeline *p, const char *uuid, const char *mountpoint,
 			    bool on);
+/* Make filesystem @uuid at @mountpoint ready for its first report
+ * (warmup.h); the worker does it between reports. */
+void md_pipeline_warm(struct md_pipeline *p, const char *uuid, const char *mountpoint);
 void md_pipeline_configure(struct md_pipeline *p, const struct md_pipeline_conf *conf);
 /* A source did not submit @n reports because of its rate limit (counted). */
 void md_pipeline_count_limited(struct md_pipeline *p, uint64_t n);

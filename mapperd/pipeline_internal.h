@@ -58,10 +58,13 @@ struct scan_mark {
 };
 
 /* Start or stop a filesystem's directory index (main thread to worker). */
+/* Start or stop a filesystem's directory index, or make it ready for its
+ * first report (main thread to worker). */
 struct dirwatch_req {
 	char uuid[40];
 	char mountpoint[PATH_MAX];
 	bool on;
+	bool warm;			/* md_pipeline_warm: not about the index */
 };
 
 struct md_pipeline {

@@ -5,7 +5,8 @@
  * file each, findings and paths whole; when the database can be opened
  * again they are written in order and the files go.  The spool is bounded
  * in entries and per entry, and a file that is not one of its entries is
- * removed, never half-read.
+ * removed, never half-read.  A rehearsed write (a filesystem made ready
+ * for its first report) leaves nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -288,11 +289,49 @@ static void bounds(void)
 	md_spool_close(sp);
 }
 
+/* A rehearsed report leaves nothing; the same report written after it is
+ * new, and a rehearsal while the spool holds reports does nothing. */
+static void rehearsal(void)
+{
+	char db[128], spool[128];
+	struct md_dbwriter *w;
+	struct map_store *st;
+	struct tally t = { 0 };
+	int nnew;
+
+	path_of(db, sizeof(db), "rehearsal.db");
+	path_of(spool, sizeof(spool), "spool-rehearsal");
+	REQUIRE(map_store_open(db, 0, &st) == 0, "create %s", db);
+	map_store_close(st);
+	REQUIRE(md_dbwriter_open(db, spool, &w) == 0, "dbwriter");
+	struct md_spool_entry *e = report(2, true, "r");
+	md_dbwriter_rehearse(w, e);
+	md_dbwriter_rehearse(w, e);
+	REQUIRE(map_store_open(db, MAP_STORE_READONLY, &st) == 0, "open %s", db);
+	CHECK_INT(map_store_findings(st, 0, MAP_FIND_ALL, on_finding, &t), 0);
+	CHECK_INT(map_store_events(st, 0, on_event, &t), 0);
+	map_store_close(st);
+	CHECK_INT(t.findings, 0);
+	CHECK_INT(t.events, 0);
+	CHECK_INT(md_dbwriter_write(w, e, &nnew, never, NULL), 0);
+	CHECK_INT(nnew, 2);
+	report_free(e);
+
+	md_dbwriter_release(w);
+	e = report(1, true, "s");
+	CHECK_INT(md_dbwriter_write(w, e, &nnew, never, NULL), 1);	/* spooled */
+	md_dbwriter_rehearse(w, e);
+	report_free(e);
+	md_dbwriter_close(w);
+	CHECK_INT(count_files("spool-rehearsal"), 1);
+}
+
 int main(void)
 {
 	REQUIRE(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 	writer();
 	healthy();
+	rehearsal();
 	bounds();
 	tl_cleanup(dir);
 	return check_done();
