@@ -130,6 +130,7 @@ int main(int argc, char **argv)
 
 	pid_t pid;
 	long healer_pos = 0;
+	struct map_store *db = NULL;
 
 	if (healer) {
 		pid = healer_start(mnt);
@@ -138,7 +139,13 @@ int main(int argc, char **argv)
 			tl_sleep(0.05);
 		REQUIRE(tl_mono() < end, "xfs_healer did not start monitoring");
 	} else {
-		mdt_write_config(hm ? "log_level = info\ndedup_window = 0\nevent_scans = no\n"
+		/* The monitor's reports carry the range: the default dedup_window
+		 * drops only the kernel's second record of the same failed read
+		 * (a read is retried after readahead fails), as on a server.
+		 * fanotify's name only the inode, and this bench reads one file
+		 * again and again: without dedup_window = 0 its reports after the
+		 * first would be dropped as the same report. */
+		mdt_write_config(hm ? "log_level = info\nevent_scans = no\n"
 				      "health_monitor = yes\n"
 				    : "log_level = info\ndedup_window = 0\nevent_scans = no\n"
 				      "health_monitor = no\n");
@@ -148,6 +155,11 @@ int main(int argc, char **argv)
 		REQUIRE(v && (hm ? !strncmp(v, "\"on\"", 4) : strncmp(v, "\"on\"", 4) != 0),
 			"mapperd's health monitor: %.40s (mode %s)", v ? v : "?", mode);
 		REQUIRE(mdt_wait_dirindex(600) >= 0, "mapperd's directory index is not ready");
+		/* The observer's connection, opened and its pages read before any
+		 * clock starts: what is timed is the daemon's work only. */
+		REQUIRE(map_store_open(MDT_DB, MAP_STORE_READONLY, &db) == 0,
+			"cannot read mapperd's database");
+		mdt_count_findings(is_target, &t);
 	}
 
 	double lat[MAX_EVENTS];
@@ -176,7 +188,7 @@ int main(int argc, char **argv)
 			if (tl_mono() < end)
 				s = tl_mono() - t0;
 		} else {
-			s = mdt_wait_finding(is_target, &t, t0, 10, NULL);
+			s = mdt_wait_finding_on(db, is_target, &t, t0, 10, NULL);
 		}
 		if (s < 0) {
 			fprintf(stderr, "%s at %" PRIu64 ": no report within 10 s\n", t.path, t.offset);
@@ -192,6 +204,7 @@ int main(int argc, char **argv)
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
 	} else {
+		map_store_close(db);
 		mdt_stop(pid);
 	}
 	REQUIRE(n > 0, "no event measured");

@@ -331,12 +331,13 @@ static int scan_findings(struct find_ctx *c, struct map_store *st)
  * database for every look cost milliseconds in the guest, which were
  * counted as the daemon's.
  */
-double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), void *arg,
-			double since, double timeout, struct map_finding *out)
+double mdt_wait_finding_on(struct map_store *held,
+			   bool (*match)(const struct map_finding *f, void *arg), void *arg,
+			   double since, double timeout, struct map_finding *out)
 {
 	struct find_ctx c = { match, arg, out, 0 };
 	int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	struct map_store *st = NULL;
+	struct map_store *st = held;
 	double found = -1;
 
 	if (ifd >= 0 && inotify_add_watch(ifd, MDT_DIR, IN_MODIFY | IN_CREATE | IN_MOVED_TO) < 0) {
@@ -366,9 +367,15 @@ double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), v
 	}
 	if (ifd >= 0)
 		close(ifd);
-	if (st)
+	if (st && st != held)
 		map_store_close(st);
 	return found;
+}
+
+double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), void *arg,
+			double since, double timeout, struct map_finding *out)
+{
+	return mdt_wait_finding_on(NULL, match, arg, since, timeout, out);
 }
 
 int mdt_count_findings(bool (*match)(const struct map_finding *f, void *arg), void *arg)

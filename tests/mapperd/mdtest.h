@@ -66,6 +66,13 @@ double mdt_wait_dirindex(double timeout);
  * @since (tl_mono()) or -1 on timeout. */
 double mdt_wait_finding(bool (*match)(const struct map_finding *f, void *arg), void *arg,
 			double since, double timeout, struct map_finding *out);
+/* The same through @st, a read-only connection the caller opened before
+ * @since and keeps across waits: a latency measured this way does not
+ * include opening the database and reading its pages for the first time,
+ * which are the observer's costs, not the daemon's. */
+double mdt_wait_finding_on(struct map_store *st,
+			   bool (*match)(const struct map_finding *f, void *arg), void *arg,
+			   double since, double timeout, struct map_finding *out);
 /* How many stored findings @match accepts. */
 int mdt_count_findings(bool (*match)(const struct map_finding *f, void *arg), void *arg);
 /* Events stored with this source. */
