@@ -63,7 +63,7 @@ static struct md_fs *fs_by_disk_sector(struct md_daemon *d, const char *disk, ui
 static struct md_event *new_event(struct md_fs *fs, enum md_event_kind kind,
 				  const struct md_kmsg_line *l)
 {
-	struct md_event *ev = md_event_new(kind, "kmsg");
+	struct md_event *ev = md_event_new(kind, MAP_EVENT_KMSG);
 
 	if (!ev)
 		return NULL;
@@ -133,7 +133,9 @@ static void warn_dropped(struct md_kmsg *k, double now)
 		return;
 	if (k->warned && now - k->warned < KMSG_WARN_SECS)
 		return;
-	struct log_ctx lc = { .message_id = MD_MSGID_REPORTS_LOST, .source = "kmsg" };
+	struct log_ctx lc = {
+		.message_id = MD_MSGID_REPORTS_LOST, .source = map_event_source_name(MAP_EVENT_KMSG),
+	};
 
 	log_ctx_msg(LOG_WARNING, &lc, "kmsg: %" PRIu64 " reports over the per-filesystem limit "
 		    "(%.0f a second) and %" PRIu64 " with the event queue full were not taken",
@@ -200,7 +202,7 @@ static void note_shutdown(struct md_daemon *d, struct md_fs *fs)
 {
 	struct log_ctx lc = {
 		.message_id = MD_MSGID_SHUTDOWN, .uuid = fs->uuid,
-		.mountpoint = fs->mountpoint, .source = "kmsg",
+		.mountpoint = fs->mountpoint, .source = map_event_source_name(MAP_EVENT_KMSG),
 	};
 
 	if (fs->shut_down)
