@@ -170,7 +170,7 @@ static struct md_event *block_event(struct md_daemon *d, const struct md_kmsg_li
 	struct md_event *ev;
 	struct md_fs *fs;
 
-	if (l->op[0] && strcmp(l->op, "READ") != 0 && strcmp(l->op, "WRITE") != 0)
+	if (l->op != MD_BLK_OP_NONE && l->op != MD_BLK_OP_READ && l->op != MD_BLK_OP_WRITE)
 		return NULL;	/* discard, flush, zone ops: no data at stake */
 	fs = fs_by_disk_sector(d, l->dev, l->sector);
 	if (!fs) {
