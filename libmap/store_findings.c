@@ -15,30 +15,8 @@
 #include "map_internal.h"
 #include "store_internal.h"
 
-/* The words of the findings table's state column (its CHECK). */
-static const char *const state_names[MAP_STATE_NR] = {
-	[MAP_STATE_OPEN] = "open",
-	[MAP_STATE_REFETCHED] = "refetched",
-	[MAP_STATE_REPAIRED] = "repaired",
-	[MAP_STATE_IGNORED] = "ignored",
-	[MAP_STATE_RESOLVED] = "resolved",
-	[MAP_STATE_ZEROED] = "zeroed",
-};
-/* And of the source column of findings and finding_evidence. */
-static const char *const source_names[MAP_SOURCE_NR] = {
-	[MAP_SOURCE_NONE] = "",
-	[MAP_SOURCE_MEDIA] = "media",
-	[MAP_SOURCE_SCRUB] = "scrub",
-	[MAP_SOURCE_EVENT] = "event",
-};
-
 /* The states that still want something done, as SQL. */
 #define OPEN_STATES "('open', 'zeroed')"
-
-const char *map_state_name(enum map_finding_state state)
-{
-	return (unsigned int)state < MAP_STATE_NR ? state_names[state] : "?";
-}
 
 bool map_state_is_open(enum map_finding_state state)
 {
@@ -48,21 +26,6 @@ bool map_state_is_open(enum map_finding_state state)
 int map_counts_open(const int counts[MAP_STATE_NR])
 {
 	return counts[MAP_STATE_OPEN] + counts[MAP_STATE_ZEROED];
-}
-
-int map_state_from_name(const char *name)
-{
-	return map_word_index(state_names, MAP_STATE_NR, name);
-}
-
-const char *map_finding_source_name(enum map_finding_source source)
-{
-	return (unsigned int)source < MAP_SOURCE_NR ? source_names[source] : "?";
-}
-
-int map_finding_source_from_name(const char *name)
-{
-	return map_word_index(source_names, MAP_SOURCE_NR, name);
 }
 
 /* How directly a source shows damage: an unreadable device range (media)
@@ -291,7 +254,8 @@ int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_f
 	bool exists = rc == SQLITE_ROW;
 	if (exists) {
 		f->id = sqlite3_column_int64(stmt, 0);
-		source = (enum map_finding_source)col_word(stmt, 1, source_names, MAP_SOURCE_NR);
+		source = (enum map_finding_source)col_word(stmt, 1, map_finding_source_from_name,
+							   MAP_SOURCE_NR);
 		col_str(stmt, 2, scrub, sizeof(scrub));
 	}
 	done(st, stmt);
@@ -335,7 +299,8 @@ int map_store_finding_evidence(struct map_store *st, int64_t finding_id,
 		memset(&e, 0, sizeof(e));
 		e.id = sqlite3_column_int64(stmt, 0);
 		e.finding_id = sqlite3_column_int64(stmt, 1);
-		e.source = (enum map_finding_source)col_word(stmt, 2, source_names, MAP_SOURCE_NR);
+		e.source = (enum map_finding_source)col_word(stmt, 2, map_finding_source_from_name,
+							     MAP_SOURCE_NR);
 		col_str(stmt, 3, e.scrub, sizeof(e.scrub));
 		e.has_range = sqlite3_column_type(stmt, 4) != SQLITE_NULL;
 		e.physical = (uint64_t)sqlite3_column_int64(stmt, 4);
@@ -365,7 +330,8 @@ static int finding_from_row(struct map_store *st, sqlite3_stmt *stmt, struct map
 	map_finding_init(f);
 	f->id = sqlite3_column_int64(stmt, 0);
 	f->fs_id = sqlite3_column_int64(stmt, 1);
-	f->source = (enum map_finding_source)col_word(stmt, 2, source_names, MAP_SOURCE_NR);
+	f->source = (enum map_finding_source)col_word(stmt, 2, map_finding_source_from_name,
+						      MAP_SOURCE_NR);
 	col_str(stmt, 3, f->kind, sizeof(f->kind));
 	f->has_range = sqlite3_column_type(stmt, 4) != SQLITE_NULL;
 	f->physical = (uint64_t)sqlite3_column_int64(stmt, 4);

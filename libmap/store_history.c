@@ -15,23 +15,6 @@
  * not events, are what must never be lost. */
 #define EVENTS_KEPT		20000
 
-/* The words of the events table's source column. */
-static const char *const event_source_names[MAP_EVENT_SOURCE_NR] = {
-	[MAP_EVENT_FANOTIFY] = "fanotify",
-	[MAP_EVENT_KMSG] = "kmsg",
-	[MAP_EVENT_HEALTHMON] = "healthmon",
-};
-
-const char *map_event_source_name(enum map_event_source source)
-{
-	return (unsigned int)source < MAP_EVENT_SOURCE_NR ? event_source_names[source] : "?";
-}
-
-int map_event_source_from_name(const char *name)
-{
-	return map_word_index(event_source_names, MAP_EVENT_SOURCE_NR, name);
-}
-
 /* ---- actions and events ---- */
 
 int map_store_action_add(struct map_store *st, const struct map_action *a)
@@ -129,7 +112,7 @@ int map_store_events(struct map_store *st, int64_t fs_id,
 		e.id = sqlite3_column_int64(stmt, 0);
 		e.fs_id = sqlite3_column_int64(stmt, 1);
 		e.at = sqlite3_column_int64(stmt, 2);
-		e.source = (enum map_event_source)col_word(stmt, 3, event_source_names,
+		e.source = (enum map_event_source)col_word(stmt, 3, map_event_source_from_name,
 							   MAP_EVENT_SOURCE_NR);
 		e.ino = (uint64_t)sqlite3_column_int64(stmt, 4);
 		e.gen = (uint32_t)sqlite3_column_int64(stmt, 5);

@@ -12,7 +12,6 @@
 #include <sqlite3.h>
 
 #include "map.h"
-#include "map_internal.h"
 
 /* The schema that brought finding_evidence (sql/002_finding_objects.sql). */
 #define SCHEMA_EVIDENCE		2
@@ -109,14 +108,16 @@ static inline void col_str(sqlite3_stmt *stmt, int col, char *dst, size_t len)
 	snprintf(dst, len, "%s", v ? (const char *)v : "");
 }
 
-/* Column @col's word as its index in @words (@n entries); @n (which the
- * enum's _name() gives as "?") for one the schema's CHECK would not let in. */
-static inline int col_word(sqlite3_stmt *stmt, int col, const char *const *words, int n)
+/* Column @col's word as its enum value, by that enum's _from_name()
+ * (store_words.c); @nr, its _NR (named "?"), for one the schema's CHECK
+ * would not have let in. */
+static inline int col_word(sqlite3_stmt *stmt, int col, int (*from_name)(const char *name),
+			   int nr)
 {
 	const unsigned char *v = sqlite3_column_text(stmt, col);
-	int i = v ? map_word_index(words, n, (const char *)v) : -ENOENT;
+	int i = v ? from_name((const char *)v) : -ENOENT;
 
-	return i < 0 ? n : i;
+	return i < 0 ? nr : i;
 }
 
 static inline void bind_str(sqlite3_stmt *stmt, int col, const char *s)
