@@ -69,7 +69,7 @@ static bool is_target(const struct map_finding *f, void *arg)
 {
 	const struct target *t = arg;
 
-	return !strcmp(f->source, "event") && !strcmp(f->kind, "file") && f->ino == t->ino &&
+	return f->source == MAP_SOURCE_EVENT && !strcmp(f->kind, "file") && f->ino == t->ino &&
 	       f->has_range && f->physical == t->physical;
 }
 

@@ -94,7 +94,7 @@ static int event_json(struct listing *l, const struct map_event *e)
 	rc = json_fs(l, e->fs_id);
 	if (rc)
 		return rc;
-	map_json_str(l->j, "source", e->source);
+	map_json_str(l->j, "source", map_event_source_name(e->source));
 	map_json_uint_or_null(l->j, "inode", e->ino, e->ino);
 	map_json_uint_or_null(l->j, "generation", e->ino && e->gen, e->gen);
 	if (e->error)
@@ -111,7 +111,7 @@ static void event_text(const struct map_event *e)
 {
 	char t[32];
 
-	printf("%s  %-9s", map_human_time(e->at, t, sizeof(t)), e->source);
+	printf("%s  %-9s", map_human_time(e->at, t, sizeof(t)), map_event_source_name(e->source));
 	if (e->ino)
 		printf(" inode %llu", (unsigned long long)e->ino);
 	if (e->error)

@@ -94,9 +94,8 @@ static void json_owners(const struct map_fs_info *info, const struct locate_opts
 	for (size_t i = 0; i < owners->n; i++) {
 		struct map_finding f;
 
-		map_finding_from_owner(&f, "media", &owners->v[i], &paths[i]);
-		f.id = 0;	/* not recorded: no ID, no state */
-		f.source[0] = '\0';
+		map_finding_from_owner(&f, MAP_SOURCE_NONE, &owners->v[i], &paths[i]);
+		f.id = 0;	/* not recorded: no ID, no state, no source */
 		json_finding(&j, &f, info->uuid, info->mountpoint);
 		map_finding_clear(&f);
 	}

@@ -122,7 +122,7 @@ static void on_found(const struct map_finding *f, bool is_new, void *arg)
 	if (f->has_offset)
 		printf(" offset %llu length %llu", (unsigned long long)f->offset,
 		       (unsigned long long)f->length);
-	if (strcmp(f->source, "scrub") == 0)
+	if (f->source == MAP_SOURCE_SCRUB)
 		printf(" (scrub %s: %s)", f->scrub, f->detail);
 	putchar('\n');
 	fflush(stdout);

@@ -8,29 +8,26 @@
 struct sources {
 	char *buf;
 	size_t len;
+	unsigned int seen;		/* 1 << source, for each one listed */
 };
 
 static int add_source(const struct map_evidence *e, void *arg)
 {
 	struct sources *s = arg;
 	size_t used = strlen(s->buf);
-	const char *p = s->buf;
 
-	/* Each source once: the list is at most "media+scrub+event". */
-	while (*p) {
-		size_t k = strcspn(p, "+");
-
-		if (k == strlen(e->source) && !strncmp(p, e->source, k))
-			return 0;
-		p += k + (p[k] == '+');
-	}
-	snprintf(s->buf + used, s->len - used, "%s%s", used ? "+" : "", e->source);
+	/* Each source once, in the order first seen: at most "media+scrub+event". */
+	if (s->seen & (1u << e->source))
+		return 0;
+	s->seen |= 1u << e->source;
+	snprintf(s->buf + used, s->len - used, "%s%s", used ? "+" : "",
+		 map_finding_source_name(e->source));
 	return 0;
 }
 
 int finding_sources(struct map_store *st, int64_t id, char *buf, size_t len)
 {
-	struct sources s = { buf, len };
+	struct sources s = { buf, len, 0 };
 
 	buf[0] = '\0';
 	return map_store_finding_evidence(st, id, add_source, &s);
@@ -70,7 +67,8 @@ int finding_evidence_note(struct map_store *st, const struct map_finding *f, cha
 	rc = finding_sources(st, f->id, sources, sizeof(sources));
 	if (rc)
 		return rc;
-	snprintf(buf, len, "[%s%s%s%s%s]", sources[0] ? sources : f->source,
+	snprintf(buf, len, "[%s%s%s%s%s]",
+		 sources[0] ? sources : map_finding_source_name(f->source),
 		 f->scrub[0] ? " " : "", f->scrub, f->detail[0] ? ": " : "", f->detail);
 	return 0;
 }

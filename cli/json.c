@@ -42,7 +42,7 @@ static int evidence_member(const struct map_evidence *e, void *arg)
 	struct map_json *j = arg;
 
 	map_json_obj(j, NULL);
-	map_json_str_or_null(j, "source", e->source);
+	map_json_str_or_null(j, "source", map_finding_source_name(e->source));
 	map_json_str_or_null(j, "scrub", e->scrub);
 	map_json_uint_or_null(j, "device_offset", e->has_range, e->physical);
 	map_json_uint_or_null(j, "device_length", e->has_range, e->length);

@@ -135,6 +135,20 @@ int map_counts_open(const int counts[MAP_STATE_NR]);
 /* Whether findings in @state still want something done. */
 bool map_state_is_open(enum map_finding_state state);
 
+/*
+ * Where a sighting of damage came from, the most direct first in
+ * map_store_finding_record()'s eyes: an unreadable device range (media),
+ * the kernel reporting an error in use (event), a check that found an
+ * inconsistency (scrub).  The names are the store's words (the findings
+ * and finding_evidence CHECKs); NONE ("") is a finding not recorded.
+ */
+enum map_finding_source {
+	MAP_SOURCE_NONE, MAP_SOURCE_MEDIA, MAP_SOURCE_SCRUB, MAP_SOURCE_EVENT, MAP_SOURCE_NR
+};
+const char *map_finding_source_name(enum map_finding_source source);
+/* The source of that name, or -ENOENT. */
+int map_finding_source_from_name(const char *name);
+
 /* Finding kinds beyond map_owner_kind_name()'s. */
 #define MAP_FINDING_KIND_PARENT		"parent"	/* parent pointers / dotdot of an inode */
 #define MAP_FINDING_KIND_SUMMARY	"summary"	/* filesystem-wide counters, quotas */
@@ -146,9 +160,9 @@ bool map_state_is_open(enum map_finding_state state);
  */
 struct map_finding {
 	int64_t id, fs_id;
-	char source[8];			/* media, scrub, event: the most direct
-					 * evidence there is (media over event over
-					 * scrub); a new sighting's own source */
+	enum map_finding_source source;	/* the most direct evidence there is
+					 * (media over event over scrub); a new
+					 * sighting's own source */
 	char kind[24];			/* map_owner_kind_name(), "parent" or "summary" */
 	bool has_range;
 	uint64_t physical, length;	/* device bytes: the first range seen */
@@ -171,7 +185,7 @@ struct map_finding {
 void map_finding_init(struct map_finding *f);
 void map_finding_clear(struct map_finding *f);	/* frees the paths */
 /* Fill a media/event finding from an owner (and its paths, may be NULL). */
-void map_finding_from_owner(struct map_finding *f, const char *source,
+void map_finding_from_owner(struct map_finding *f, enum map_finding_source source,
 			    const struct map_owner *o, const struct map_paths *p);
 /* Fill a scrub finding from a scrub result. */
 void map_finding_from_scrub(struct map_finding *f, const struct map_scrub_result *r);
@@ -204,7 +218,7 @@ int map_store_finding_set_state(struct map_store *st, int64_t id, enum map_findi
 /* One piece of evidence of a finding. */
 struct map_evidence {
 	int64_t id, finding_id;
-	char source[8];			/* media, scrub, event */
+	enum map_finding_source source;
 	char scrub[96];			/* the type that reported it (scrub, event), or
 					 * the types that check the range (media) */
 	bool has_range;
@@ -249,9 +263,18 @@ int map_store_action_add(struct map_store *st, const struct map_action *a);
 int map_store_actions(struct map_store *st, int64_t fs_id,
 		      int (*fn)(const struct map_action *, void *), void *arg);
 
+/* The kernel's channels for error reports (mapperd's sources); the names
+ * are the events table's words. */
+enum map_event_source {
+	MAP_EVENT_FANOTIFY, MAP_EVENT_KMSG, MAP_EVENT_HEALTHMON, MAP_EVENT_SOURCE_NR
+};
+const char *map_event_source_name(enum map_event_source source);
+/* The source of that name, or -ENOENT. */
+int map_event_source_from_name(const char *name);
+
 struct map_event {
 	int64_t id, fs_id, at;
-	char source[16];
+	enum map_event_source source;
 	uint64_t ino;
 	uint32_t gen;
 	int error;

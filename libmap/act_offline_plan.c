@@ -18,7 +18,7 @@ static int add_evidence(const struct map_evidence *e, void *arg)
 	struct offline_plan *p = arg;
 
 	if (!e->has_range || !e->length ||
-	    (strcmp(e->source, "media") != 0 && strcmp(e->source, "event") != 0))
+	    (e->source != MAP_SOURCE_MEDIA && e->source != MAP_SOURCE_EVENT))
 		return 0;
 	/* the same range seen twice (this finding's are last) */
 	for (size_t i = p->nrr; i > 0 && p->rr[i - 1].finding == p->nf; i--)

@@ -80,7 +80,7 @@ static int cmp_type(const void *a, const void *b)
 static bool finding_unreadable(const struct map_finding *f)
 {
 	return f->has_range || strstr(f->detail, "Input/output error") ||
-	       strcmp(f->source, "scrub") != 0;
+	       f->source != MAP_SOURCE_SCRUB;
 }
 
 /* Whether inode @ino's record lies in the device range recorded for @f. */

@@ -48,11 +48,11 @@ static void scrub_names(char *dst, size_t len, const uint32_t *types, uint32_t n
 	}
 }
 
-void map_finding_from_owner(struct map_finding *f, const char *source,
+void map_finding_from_owner(struct map_finding *f, enum map_finding_source source,
 			    const struct map_owner *o, const struct map_paths *p)
 {
 	map_finding_init(f);
-	snprintf(f->source, sizeof(f->source), "%s", source);
+	f->source = source;
 	snprintf(f->kind, sizeof(f->kind), "%s", map_owner_kind_name(o->kind));
 	f->has_range = true;
 	f->physical = o->physical;
@@ -134,7 +134,7 @@ void map_finding_from_scrub(struct map_finding *f, const struct map_scrub_result
 	char flags[96];
 
 	map_finding_init(f);
-	snprintf(f->source, sizeof(f->source), "scrub");
+	f->source = MAP_SOURCE_SCRUB;
 	snprintf(f->kind, sizeof(f->kind), "%s", scrub_kind(r->type));
 	snprintf(f->scrub, sizeof(f->scrub), "%s", t ? t->name : "?");
 	if (t && t->scope == MAP_SCOPE_AG)

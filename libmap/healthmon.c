@@ -32,13 +32,33 @@ int map_healthmon_open(int root_fd)
 	return fd;
 }
 
+/* Type and domain names, as the log and the events rows print them. */
 static const char *const type_names[MAP_HM_TYPE_NR] = {
-	"running", "lost", "unmount", "sick", "corrupt", "healthy", "shutdown",
-	"media_error", "bufread", "bufwrite", "dioread", "diowrite", "datalost",
+	[MAP_HM_TYPE_RUNNING] = "running",
+	[MAP_HM_TYPE_LOST] = "lost",
+	[MAP_HM_TYPE_UNMOUNT] = "unmount",
+	[MAP_HM_TYPE_SICK] = "sick",
+	[MAP_HM_TYPE_CORRUPT] = "corrupt",
+	[MAP_HM_TYPE_HEALTHY] = "healthy",
+	[MAP_HM_TYPE_SHUTDOWN] = "shutdown",
+	[MAP_HM_TYPE_MEDIA_ERROR] = "media_error",
+	[MAP_HM_TYPE_BUFREAD] = "bufread",
+	[MAP_HM_TYPE_BUFWRITE] = "bufwrite",
+	[MAP_HM_TYPE_DIOREAD] = "dioread",
+	[MAP_HM_TYPE_DIOWRITE] = "diowrite",
+	[MAP_HM_TYPE_DATALOST] = "datalost",
 };
 
 static const char *const domain_names[MAP_HM_DOMAIN_NR] = {
-	"mount", "fs", "ag", "inode", "rtgroup", "datadev", "rtdev", "logdev", "filerange",
+	[MAP_HM_DOMAIN_MOUNT] = "mount",
+	[MAP_HM_DOMAIN_FS] = "fs",
+	[MAP_HM_DOMAIN_AG] = "ag",
+	[MAP_HM_DOMAIN_INODE] = "inode",
+	[MAP_HM_DOMAIN_RTGROUP] = "rtgroup",
+	[MAP_HM_DOMAIN_DATADEV] = "datadev",
+	[MAP_HM_DOMAIN_RTDEV] = "rtdev",
+	[MAP_HM_DOMAIN_LOGDEV] = "logdev",
+	[MAP_HM_DOMAIN_FILERANGE] = "filerange",
 };
 
 const char *map_healthmon_type_name(uint32_t type)

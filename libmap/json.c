@@ -161,7 +161,7 @@ void map_json_finding_members(struct map_json *j, const struct map_finding *f, c
 	map_json_str_or_null(j, "fs_uuid", uuid);
 	map_json_str_or_null(j, "mountpoint", mountpoint);
 	map_json_str_or_null(j, "state", recorded ? map_state_name(f->state) : NULL);
-	map_json_str_or_null(j, "source", f->source);
+	map_json_str_or_null(j, "source", map_finding_source_name(f->source));
 	map_json_str(j, "kind", f->kind);
 	map_json_uint_or_null(j, "device_offset", f->has_range, f->physical);
 	map_json_uint_or_null(j, "device_length", f->has_range, f->length);

@@ -147,6 +147,9 @@ int map_strv_add(char ***v, size_t *n, const char *path);
 /* The store's identity of the object a finding is about (its fkey). */
 void map_finding_object_key(const struct map_finding *f, char *key, size_t len);
 int map_cancelled(const volatile int *cancel);
+/* The index of @word in the name table @words (@n entries, as an enum's
+ * _name() uses), or -ENOENT: the one lookup behind every _from_name(). */
+int map_word_index(const char *const *words, int n, const char *word);
 /* snprintf for messages and records, which may be cut short: a long mount
  * point must not make a record fail. */
 void map_textf(char *buf, size_t len, const char *fmt, ...)

@@ -39,10 +39,7 @@ const char *map_owner_kind_name(enum map_owner_kind kind)
 
 int map_owner_kind_from_name(const char *name)
 {
-	for (int k = 0; k < MAP_OWNER_NR; k++)
-		if (strcmp(kind_names[k], name) == 0)
-			return k;
-	return -ENOENT;
+	return map_word_index(kind_names, MAP_OWNER_NR, name);
 }
 
 bool map_owner_kind_is_metadata(enum map_owner_kind kind)

@@ -103,7 +103,7 @@ static int record_pending(struct scan *s)
 				continue;	/* nothing was stored there */
 			if (o->kind == MAP_OWNER_INODES && n > 1)
 				continue;	/* its inodes are recorded one by one */
-			map_finding_from_owner(&f, "media", o, paths ? &paths[k] : NULL);
+			map_finding_from_owner(&f, MAP_SOURCE_MEDIA, o, paths ? &paths[k] : NULL);
 			rc = record(s, &f);
 			map_finding_clear(&f);
 		}

@@ -15,17 +15,8 @@
 #include "map_internal.h"
 #include "store_internal.h"
 
-static const char *const state_names[MAP_STATE_NR] = {
-	"open", "refetched", "repaired", "ignored", "resolved", "zeroed",
-};
-
 /* The states that still want something done, as SQL. */
 #define OPEN_STATES "('open', 'zeroed')"
-
-const char *map_state_name(enum map_finding_state state)
-{
-	return (unsigned int)state < MAP_STATE_NR ? state_names[state] : "?";
-}
 
 bool map_state_is_open(enum map_finding_state state)
 {
@@ -37,21 +28,16 @@ int map_counts_open(const int counts[MAP_STATE_NR])
 	return counts[MAP_STATE_OPEN] + counts[MAP_STATE_ZEROED];
 }
 
-int map_state_from_name(const char *name)
-{
-	for (int i = 0; i < MAP_STATE_NR; i++)
-		if (strcmp(state_names[i], name) == 0)
-			return i;
-	return -ENOENT;
-}
-
 /* How directly a source shows damage: an unreadable device range (media)
  * over the kernel reporting an error in use (event) over a check that found
  * an inconsistency (scrub).  The finding's source is its most direct one. */
-static int source_rank(const char *source)
+static int source_rank(enum map_finding_source source)
 {
-	return !strcmp(source, "media") ? 3 : !strcmp(source, "event") ? 2 :
-	       !strcmp(source, "scrub") ? 1 : 0;
+	static const int rank[MAP_SOURCE_NR] = {
+		[MAP_SOURCE_MEDIA] = 3, [MAP_SOURCE_EVENT] = 2, [MAP_SOURCE_SCRUB] = 1,
+	};
+
+	return (unsigned int)source < MAP_SOURCE_NR ? rank[source] : 0;
 }
 
 /* Whether comma list @list holds @item (@n bytes). */
@@ -132,7 +118,7 @@ static int evidence_record(struct map_store *st, int64_t finding_id, int64_t sca
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(stmt, 1, finding_id);
-	bind_str(stmt, 2, f->source);
+	bind_str(stmt, 2, map_finding_source_name(f->source));
 	bind_str(stmt, 3, f->scrub);
 	if (f->has_range) {
 		sqlite3_bind_int64(stmt, 4, (int64_t)f->physical);
@@ -152,7 +138,7 @@ static int evidence_record(struct map_store *st, int64_t finding_id, int64_t sca
  * replayed from mapperd's spool may be older than the row's: the times only
  * widen, and @f gets the row's. */
 static int finding_update(struct map_store *st, int64_t scan_id, struct map_finding *f,
-			  const char *source, const char *scrub, int64_t t)
+			  enum map_finding_source source, const char *scrub, int64_t t)
 {
 	sqlite3_stmt *stmt;
 	int rc = prepare(st,
@@ -180,7 +166,7 @@ static int finding_update(struct map_store *st, int64_t scan_id, struct map_find
 	sqlite3_bind_int64(stmt, 5, f->mode);
 	sqlite3_bind_int64(stmt, 6, f->flags);
 	bind_str(stmt, 7, f->detail);
-	bind_str(stmt, 8, source);
+	bind_str(stmt, 8, map_finding_source_name(source));
 	bind_str(stmt, 9, scrub);
 	if (f->agno >= 0)
 		sqlite3_bind_int64(stmt, 10, f->agno);
@@ -215,7 +201,7 @@ static int finding_insert(struct map_store *st, int64_t scan_id, struct map_find
 		return rc;
 	sqlite3_bind_int64(stmt, 1, f->fs_id);
 	bind_str(stmt, 2, key);
-	bind_str(stmt, 3, f->source);
+	bind_str(stmt, 3, map_finding_source_name(f->source));
 	bind_str(stmt, 4, f->kind);
 	if (f->has_range) {
 		sqlite3_bind_int64(stmt, 5, (int64_t)f->physical);
@@ -250,7 +236,8 @@ int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_f
 {
 	sqlite3_stmt *stmt;
 	char key[512];
-	char source[sizeof(f->source)], scrub[sizeof(f->scrub)];
+	enum map_finding_source source = MAP_SOURCE_NONE;
+	char scrub[sizeof(f->scrub)];
 	/* A finding kept aside while the database could not be written
 	 * (mapperd's spool) comes with the time it was seen. */
 	int64_t t = f->last_seen > 0 && f->last_seen <= now() ? f->last_seen : now();
@@ -267,7 +254,8 @@ int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_f
 	bool exists = rc == SQLITE_ROW;
 	if (exists) {
 		f->id = sqlite3_column_int64(stmt, 0);
-		col_str(stmt, 1, source, sizeof(source));
+		source = (enum map_finding_source)col_word(stmt, 1, map_finding_source_from_name,
+							   MAP_SOURCE_NR);
 		col_str(stmt, 2, scrub, sizeof(scrub));
 	}
 	done(st, stmt);
@@ -278,7 +266,7 @@ int map_store_finding_record(struct map_store *st, int64_t scan_id, struct map_f
 
 	if (exists) {
 		if (source_rank(f->source) > source_rank(source))
-			snprintf(source, sizeof(source), "%s", f->source);
+			source = f->source;
 		list_union(scrub, sizeof(scrub), f->scrub);
 		rc = finding_update(st, scan_id, f, source, scrub, t);
 	} else {
@@ -311,7 +299,8 @@ int map_store_finding_evidence(struct map_store *st, int64_t finding_id,
 		memset(&e, 0, sizeof(e));
 		e.id = sqlite3_column_int64(stmt, 0);
 		e.finding_id = sqlite3_column_int64(stmt, 1);
-		col_str(stmt, 2, e.source, sizeof(e.source));
+		e.source = (enum map_finding_source)col_word(stmt, 2, map_finding_source_from_name,
+							     MAP_SOURCE_NR);
 		col_str(stmt, 3, e.scrub, sizeof(e.scrub));
 		e.has_range = sqlite3_column_type(stmt, 4) != SQLITE_NULL;
 		e.physical = (uint64_t)sqlite3_column_int64(stmt, 4);
@@ -341,7 +330,8 @@ static int finding_from_row(struct map_store *st, sqlite3_stmt *stmt, struct map
 	map_finding_init(f);
 	f->id = sqlite3_column_int64(stmt, 0);
 	f->fs_id = sqlite3_column_int64(stmt, 1);
-	col_str(stmt, 2, f->source, sizeof(f->source));
+	f->source = (enum map_finding_source)col_word(stmt, 2, map_finding_source_from_name,
+						      MAP_SOURCE_NR);
 	col_str(stmt, 3, f->kind, sizeof(f->kind));
 	f->has_range = sqlite3_column_type(stmt, 4) != SQLITE_NULL;
 	f->physical = (uint64_t)sqlite3_column_int64(stmt, 4);

@@ -76,7 +76,7 @@ int map_store_event_add(struct map_store *st, const struct map_event *e)
 	if (e->fs_id)
 		sqlite3_bind_int64(stmt, 1, e->fs_id);
 	sqlite3_bind_int64(stmt, 2, e->at ? e->at : now());
-	bind_str(stmt, 3, e->source);
+	bind_str(stmt, 3, map_event_source_name(e->source));
 	if (e->ino) {
 		sqlite3_bind_int64(stmt, 4, (int64_t)e->ino);
 		sqlite3_bind_int64(stmt, 5, e->gen);
@@ -112,7 +112,8 @@ int map_store_events(struct map_store *st, int64_t fs_id,
 		e.id = sqlite3_column_int64(stmt, 0);
 		e.fs_id = sqlite3_column_int64(stmt, 1);
 		e.at = sqlite3_column_int64(stmt, 2);
-		col_str(stmt, 3, e.source, sizeof(e.source));
+		e.source = (enum map_event_source)col_word(stmt, 3, map_event_source_from_name,
+							   MAP_EVENT_SOURCE_NR);
 		e.ino = (uint64_t)sqlite3_column_int64(stmt, 4);
 		e.gen = (uint32_t)sqlite3_column_int64(stmt, 5);
 		e.error = sqlite3_column_int(stmt, 6);

@@ -108,6 +108,18 @@ static inline void col_str(sqlite3_stmt *stmt, int col, char *dst, size_t len)
 	snprintf(dst, len, "%s", v ? (const char *)v : "");
 }
 
+/* Column @col's word as its enum value, by that enum's _from_name()
+ * (store_words.c); @nr, its _NR (named "?"), for one the schema's CHECK
+ * would not have let in. */
+static inline int col_word(sqlite3_stmt *stmt, int col, int (*from_name)(const char *name),
+			   int nr)
+{
+	const unsigned char *v = sqlite3_column_text(stmt, col);
+	int i = v ? from_name((const char *)v) : -ENOENT;
+
+	return i < 0 ? nr : i;
+}
+
 static inline void bind_str(sqlite3_stmt *stmt, int col, const char *s)
 {
 	sqlite3_bind_text(stmt, col, s, -1, SQLITE_TRANSIENT);

@@ -130,57 +130,6 @@ int map_store_fs_each(struct map_store *st, int (*fn)(const struct map_store_fs 
 
 /* ---- scans ---- */
 
-/* The words of the scans table's state and phase columns (its CHECKs). */
-static const char *const scan_state_names[MAP_SCAN_STATE_NR] = {
-	[MAP_SCAN_RUNNING] = "running",
-	[MAP_SCAN_INTERRUPTED] = "interrupted",
-	[MAP_SCAN_COMPLETE] = "complete",
-	[MAP_SCAN_FAILED] = "failed",
-};
-static const char *const scan_phase_names[MAP_SCAN_PHASE_NR] = {
-	[MAP_SCAN_PHASE_METADATA] = "metadata",
-	[MAP_SCAN_PHASE_MEDIA] = "media",
-	[MAP_SCAN_PHASE_DONE] = "done",
-};
-
-const char *map_scan_state_name(enum map_scan_state state)
-{
-	return (unsigned int)state < MAP_SCAN_STATE_NR ? scan_state_names[state] : "?";
-}
-
-const char *map_scan_phase_name(enum map_scan_phase phase)
-{
-	return (unsigned int)phase < MAP_SCAN_PHASE_NR ? scan_phase_names[phase] : "?";
-}
-
-static int name_index(const char *const *names, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(names[i], name) == 0)
-			return i;
-	return -ENOENT;
-}
-
-/* Column @col's word as its index in @names; @n (named "?") for one the
- * schema's CHECK would not have let in. */
-static int column_word(sqlite3_stmt *stmt, int col, const char *const *names, int n)
-{
-	const unsigned char *v = sqlite3_column_text(stmt, col);
-	int i = v ? name_index(names, n, (const char *)v) : -ENOENT;
-
-	return i < 0 ? n : i;
-}
-
-int map_scan_state_from_name(const char *name)
-{
-	return name_index(scan_state_names, MAP_SCAN_STATE_NR, name);
-}
-
-int map_scan_phase_from_name(const char *name)
-{
-	return name_index(scan_phase_names, MAP_SCAN_PHASE_NR, name);
-}
-
 #define SCAN_COLUMNS "id, fs_id, state, phase, do_metadata, do_media, started, " \
 		     "coalesce(finished, 0), seconds, media_position, media_total, media_done, " \
 		     "objects, runs, pid, user, error"
@@ -190,8 +139,10 @@ static void scan_from_row(sqlite3_stmt *stmt, struct map_scan_row *s)
 	memset(s, 0, sizeof(*s));
 	s->id = sqlite3_column_int64(stmt, 0);
 	s->fs_id = sqlite3_column_int64(stmt, 1);
-	s->state = (enum map_scan_state)column_word(stmt, 2, scan_state_names, MAP_SCAN_STATE_NR);
-	s->phase = (enum map_scan_phase)column_word(stmt, 3, scan_phase_names, MAP_SCAN_PHASE_NR);
+	s->state = (enum map_scan_state)col_word(stmt, 2, map_scan_state_from_name,
+						 MAP_SCAN_STATE_NR);
+	s->phase = (enum map_scan_phase)col_word(stmt, 3, map_scan_phase_from_name,
+						 MAP_SCAN_PHASE_NR);
 	s->do_metadata = sqlite3_column_int(stmt, 4);
 	s->do_media = sqlite3_column_int(stmt, 5);
 	s->started = sqlite3_column_int64(stmt, 6);

@@ -16,6 +16,14 @@ int map_cancelled(const volatile int *cancel)
 	return cancel && *cancel;
 }
 
+int map_word_index(const char *const *words, int n, const char *word)
+{
+	for (int i = 0; i < n; i++)
+		if (words[i] && strcmp(words[i], word) == 0)
+			return i;
+	return -ENOENT;
+}
+
 void map_fs_release_state(struct map_fs *fs)
 {
 	map_bmap_index_free(fs->bmap_index);

@@ -150,7 +150,7 @@ static int write_rows(struct map_store *st, struct md_spool_entry *e, int *nnew,
 			(*nnew)++;
 		if (rc == 0 && log_them)
 			md_log_finding(e->info.uuid, e->info.mountpoint, &e->v[i], is_new,
-				       e->row.source);
+				       map_event_source_name(e->row.source));
 	}
 	if (rc == 0 && e->healthy_ino && fs_id)
 		rc = close_healthy(st, fs_id, e, log_them);
@@ -198,6 +198,7 @@ static double db_tick(struct md_dbwriter *w);
 /* Keep @e in the spool; its findings are logged now, as they would have been. */
 static int keep(struct md_dbwriter *w, struct md_spool_entry *e, const char *why)
 {
+	const char *from = map_event_source_name(e->row.source);
 	char source[40];
 
 	int rc = w->spool ? md_spool_put(w->spool, e) : -ENOENT;
@@ -205,17 +206,17 @@ static int keep(struct md_dbwriter *w, struct md_spool_entry *e, const char *why
 	if (rc) {
 		w->stats.spool_dropped++;
 		log_err("%s %s: %s report lost: the database cannot take it (%s) and the spool "
-			"cannot keep it (%s)", e->info.uuid, e->info.mountpoint, e->row.source, why,
+			"cannot keep it (%s)", e->info.uuid, e->info.mountpoint, from, why,
 			map_strerror(rc));
 		return rc;
 	}
 	w->stats.spooled++;
 	w->stats.pending = md_spool_pending(w->spool);
-	snprintf(source, sizeof(source), "%s, kept in the spool", e->row.source);
+	snprintf(source, sizeof(source), "%s, kept in the spool", from);
 	for (size_t i = 0; i < e->n; i++)
 		md_log_finding(e->info.uuid, e->info.mountpoint, &e->v[i], true, source);
 	log_warn("%s %s: %s report kept in the spool (the database %s); %zu waiting",
-		 e->info.uuid, e->info.mountpoint, e->row.source, why, w->stats.pending);
+		 e->info.uuid, e->info.mountpoint, from, why, w->stats.pending);
 	return 1;
 }
 
@@ -243,7 +244,7 @@ int md_dbwriter_write(struct md_dbwriter *w, struct md_spool_entry *e, int *nnew
 	 * wait for it a good while (a finding must not be lost for that). */
 	for (int tries = 1; rc == -EBUSY && tries <= BUSY_RETRIES && !stopping(arg); tries++) {
 		log_notice("%s %s: the database is busy; trying again to record the %s report",
-			   e->info.uuid, e->info.mountpoint, e->row.source);
+			   e->info.uuid, e->info.mountpoint, map_event_source_name(e->row.source));
 		rc = write_once(w->st, e, nnew, true);
 	}
 	if (rc == 0) {

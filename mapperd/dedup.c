@@ -7,7 +7,7 @@
 
 #include "dedup.h"
 
-struct md_event *md_event_new(enum md_event_kind kind, const char *source)
+struct md_event *md_event_new(enum md_event_kind kind, enum map_event_source source)
 {
 	struct md_event *ev = calloc(1, sizeof(*ev));
 
@@ -15,7 +15,7 @@ struct md_event *md_event_new(enum md_event_kind kind, const char *source)
 		return NULL;
 	ev->kind = kind;
 	ev->count = 1;
-	snprintf(ev->source, sizeof(ev->source), "%s", source);
+	ev->source = source;
 	return ev;
 }
 

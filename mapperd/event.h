@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "map_store.h"
+
 enum md_event_kind {
 	MD_EV_INODE,		/* an inode (fanotify handle, kmsg inode corruption) */
 	MD_EV_RANGE,		/* bytes of the data device (kmsg daddr or sector) */
@@ -19,7 +21,7 @@ enum md_event_kind {
 struct md_event {
 	struct md_event *next;
 	enum md_event_kind kind;
-	char source[16];		/* "fanotify", "kmsg", "healthmon" */
+	enum map_event_source source;
 	char uuid[40];			/* the filesystem */
 	char mountpoint[PATH_MAX];
 	dev_t dev;
@@ -39,6 +41,6 @@ struct md_event {
 };
 
 /* A new zeroed event (NULL when out of memory). */
-struct md_event *md_event_new(enum md_event_kind kind, const char *source);
+struct md_event *md_event_new(enum md_event_kind kind, enum map_event_source source);
 
 #endif

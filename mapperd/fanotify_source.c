@@ -94,7 +94,8 @@ static void on_report(const struct md_fan_report *r, void *arg)
 {
 	struct report_ctx *c = arg;
 	struct md_fs *fs = c->fs;
-	struct md_event *ev = md_event_new(r->has_inode ? MD_EV_INODE : MD_EV_FS, "fanotify");
+	struct md_event *ev = md_event_new(r->has_inode ? MD_EV_INODE : MD_EV_FS,
+					   MAP_EVENT_FANOTIFY);
 	char what[64];
 
 	if (r->has_inode)
@@ -103,7 +104,7 @@ static void on_report(const struct md_fan_report *r, void *arg)
 		snprintf(what, sizeof(what), "the filesystem");
 	struct log_ctx lc = {
 		.message_id = MD_MSGID_REPORTS_LOST, .uuid = fs->uuid, .mountpoint = fs->mountpoint,
-		.source = "fanotify",
+		.source = map_event_source_name(MAP_EVENT_FANOTIFY),
 	};
 
 	if (r->overflow)

@@ -31,7 +31,7 @@ struct hm_ctx {
 
 static struct md_event *new_event(struct hm_ctx *c, enum md_event_kind kind)
 {
-	struct md_event *ev = md_event_new(kind, "healthmon");
+	struct md_event *ev = md_event_new(kind, MAP_EVENT_HEALTHMON);
 
 	if (!ev) {
 		log_err("%s: out of memory for a health monitor record", c->fs->uuid);
@@ -58,7 +58,7 @@ static void on_shutdown(struct hm_ctx *c, const struct map_hm_record *r)
 	struct md_fs *fs = c->fs;
 	struct log_ctx lc = {
 		.message_id = MD_MSGID_SHUTDOWN, .uuid = fs->uuid, .mountpoint = fs->mountpoint,
-		.source = "healthmon",
+		.source = map_event_source_name(MAP_EVENT_HEALTHMON),
 	};
 	struct md_event *ev;
 
@@ -82,7 +82,7 @@ static void on_lost(struct hm_ctx *c, const struct map_hm_record *r)
 	struct md_fs *fs = c->fs;
 	struct log_ctx lc = {
 		.message_id = MD_MSGID_REPORTS_LOST, .uuid = fs->uuid, .mountpoint = fs->mountpoint,
-		.source = "healthmon",
+		.source = map_event_source_name(MAP_EVENT_HEALTHMON),
 	};
 	struct md_event *ev;
 

@@ -23,16 +23,54 @@ static const char *const blk_status[] = {
 	"active zones exceeded", "duration limit exceeded", "invalid", "I/O",
 };
 
-/* Request operations and their codes (include/linux/blk_types.h, 6.12). */
+/* Request operations: their codes and names (include/linux/blk_types.h,
+ * 6.12).  UNKNOWN is what the kernel prints for a code not in its table. */
 static const struct {
 	unsigned int code;
 	const char *name;
-} blk_ops[] = {
-	{ 0, "READ" }, { 1, "WRITE" }, { 2, "FLUSH" }, { 3, "DISCARD" }, { 5, "SECURE_ERASE" },
-	{ 7, "ZONE_APPEND" }, { 9, "WRITE_ZEROES" }, { 11, "ZONE_OPEN" }, { 13, "ZONE_CLOSE" },
-	{ 15, "ZONE_FINISH" }, { 17, "ZONE_RESET" }, { 19, "ZONE_RESET_ALL" }, { 34, "DRV_IN" },
-	{ 35, "DRV_OUT" },
+} blk_ops[MD_BLK_OP_NR] = {
+	[MD_BLK_OP_NONE] = { 0, "" },
+	[MD_BLK_OP_READ] = { 0, "READ" },
+	[MD_BLK_OP_WRITE] = { 1, "WRITE" },
+	[MD_BLK_OP_FLUSH] = { 2, "FLUSH" },
+	[MD_BLK_OP_DISCARD] = { 3, "DISCARD" },
+	[MD_BLK_OP_SECURE_ERASE] = { 5, "SECURE_ERASE" },
+	[MD_BLK_OP_ZONE_APPEND] = { 7, "ZONE_APPEND" },
+	[MD_BLK_OP_WRITE_ZEROES] = { 9, "WRITE_ZEROES" },
+	[MD_BLK_OP_ZONE_OPEN] = { 11, "ZONE_OPEN" },
+	[MD_BLK_OP_ZONE_CLOSE] = { 13, "ZONE_CLOSE" },
+	[MD_BLK_OP_ZONE_FINISH] = { 15, "ZONE_FINISH" },
+	[MD_BLK_OP_ZONE_RESET] = { 17, "ZONE_RESET" },
+	[MD_BLK_OP_ZONE_RESET_ALL] = { 19, "ZONE_RESET_ALL" },
+	[MD_BLK_OP_DRV_IN] = { 34, "DRV_IN" },
+	[MD_BLK_OP_DRV_OUT] = { 35, "DRV_OUT" },
+	[MD_BLK_OP_UNKNOWN] = { 0, "UNKNOWN" },
 };
+
+const char *md_blk_op_name(enum md_blk_op op)
+{
+	return (unsigned int)op < MD_BLK_OP_NR ? blk_ops[op].name : "?";
+}
+
+int md_blk_op_from_name(const char *name)
+{
+	for (int i = MD_BLK_OP_NONE + 1; i < MD_BLK_OP_NR; i++)
+		if (strcmp(blk_ops[i].name, name) == 0)
+			return i;
+	return -ENOENT;
+}
+
+/* Whether the kernel names request operation @code @op: its own name, or
+ * UNKNOWN for a code its table does not have. */
+static bool op_names_code(enum md_blk_op op, uint64_t code)
+{
+	if (op != MD_BLK_OP_UNKNOWN)
+		return blk_ops[op].code == code;
+	for (int i = MD_BLK_OP_NONE + 1; i < MD_BLK_OP_UNKNOWN; i++)
+		if (blk_ops[i].code == code)
+			return false;
+	return true;
+}
 
 /* Longest decimal and hexadecimal numbers a 64-bit value prints as. */
 #define DEC_DIGITS_MAX 20
@@ -156,8 +194,10 @@ static bool devname(const char **p, const char *stop, char *dst)
 static bool parse_block(const char *text, struct md_kmsg_line *out)
 {
 	const char *p = text;
-	uint64_t v, op;
+	uint64_t v, code;
+	char name[16];
 	size_t i;
+	int op;
 
 	lit(&p, "blk_update_request: ");
 	for (i = 0; i < sizeof(blk_status) / sizeof(blk_status[0]); i++) {
@@ -172,18 +212,16 @@ static bool parse_block(const char *text, struct md_kmsg_line *out)
 	if (i == sizeof(blk_status) / sizeof(blk_status[0]))
 		return false;
 	if (!devname(&p, ",", out->dev) || !lit(&p, ", sector ") ||
-	    !dec(&p, &out->sector) || !lit(&p, " op ") || !hex(&p, &op) || !lit(&p, ":(") ||
-	    !word(&p, "_", ")", out->op, sizeof(out->op)) || !lit(&p, ") flags ") ||
+	    !dec(&p, &out->sector) || !lit(&p, " op ") || !hex(&p, &code) || !lit(&p, ":(") ||
+	    !word(&p, "_", ")", name, sizeof(name)) || !lit(&p, ") flags ") ||
 	    !hex(&p, &v) || !lit(&p, " phys_seg ") || !dec(&p, &v) || !lit(&p, " prio class ") ||
 	    !dec(&p, &v) || *p)
 		return false;
 	/* The name must be the one the kernel gives that code. */
-	for (i = 0; i < sizeof(blk_ops) / sizeof(blk_ops[0]); i++)
-		if (blk_ops[i].code == op)
-			break;
-	if (i < sizeof(blk_ops) / sizeof(blk_ops[0]) ? strcmp(out->op, blk_ops[i].name) != 0
-						      : strcmp(out->op, "UNKNOWN") != 0)
+	op = md_blk_op_from_name(name);
+	if (op < 0 || !op_names_code((enum md_blk_op)op, code))
 		return false;
+	out->op = (enum md_blk_op)op;
 	out->kind = MD_KMSG_BLOCK_ERROR;
 	return true;
 }
@@ -295,7 +333,8 @@ void md_kmsg_parse_text(const char *text, struct md_kmsg_line *out)
 	if (parse_xfs(text, out) || parse_block(text, out))
 		return;
 	out->kind = MD_KMSG_OTHER;
-	out->dev[0] = out->what[0] = out->op[0] = '\0';
+	out->dev[0] = out->what[0] = '\0';
+	out->op = MD_BLK_OP_NONE;
 	out->sector = out->length = out->ino = 0;
 	out->error = 0;
 }

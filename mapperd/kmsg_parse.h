@@ -31,6 +31,22 @@ enum md_kmsg_kind {
 	MD_KMSG_XFS_SHUTDOWN,		/* dev */
 };
 
+/* A block request's operation (include/linux/blk_types.h, 6.12), as a
+ * block-layer line names it. */
+enum md_blk_op {
+	MD_BLK_OP_NONE,			/* not a block-layer line */
+	MD_BLK_OP_READ, MD_BLK_OP_WRITE, MD_BLK_OP_FLUSH, MD_BLK_OP_DISCARD,
+	MD_BLK_OP_SECURE_ERASE, MD_BLK_OP_ZONE_APPEND, MD_BLK_OP_WRITE_ZEROES,
+	MD_BLK_OP_ZONE_OPEN, MD_BLK_OP_ZONE_CLOSE, MD_BLK_OP_ZONE_FINISH, MD_BLK_OP_ZONE_RESET,
+	MD_BLK_OP_ZONE_RESET_ALL, MD_BLK_OP_DRV_IN, MD_BLK_OP_DRV_OUT,
+	MD_BLK_OP_UNKNOWN,		/* a code the kernel has no name for */
+	MD_BLK_OP_NR
+};
+/* The kernel's name of @op ("READ", "WRITE", ...; "" for NONE). */
+const char *md_blk_op_name(enum md_blk_op op);
+/* The operation of that name (never NONE), or -ENOENT. */
+int md_blk_op_from_name(const char *name);
+
 struct md_kmsg_line {
 	enum md_kmsg_kind kind;
 	int facility, level;
@@ -41,7 +57,7 @@ struct md_kmsg_line {
 	uint64_t ino;
 	int error;			/* positive errno when said */
 	char what[48];			/* "I/O", "critical medium"; "xfs_dir3_data" */
-	char op[16];			/* "READ", "WRITE", ... (block lines) */
+	enum md_blk_op op;		/* block lines */
 	char subsystem[32];		/* the record's SUBSYSTEM=, "" when it has none */
 	char device[48];		/* its DEVICE= ("b8:0", "+scsi:0:0:0:0"), or "" */
 	char text[256];			/* the message, for the record */

@@ -63,7 +63,7 @@ static struct md_fs *fs_by_disk_sector(struct md_daemon *d, const char *disk, ui
 static struct md_event *new_event(struct md_fs *fs, enum md_event_kind kind,
 				  const struct md_kmsg_line *l)
 {
-	struct md_event *ev = md_event_new(kind, "kmsg");
+	struct md_event *ev = md_event_new(kind, MAP_EVENT_KMSG);
 
 	if (!ev)
 		return NULL;
@@ -133,7 +133,9 @@ static void warn_dropped(struct md_kmsg *k, double now)
 		return;
 	if (k->warned && now - k->warned < KMSG_WARN_SECS)
 		return;
-	struct log_ctx lc = { .message_id = MD_MSGID_REPORTS_LOST, .source = "kmsg" };
+	struct log_ctx lc = {
+		.message_id = MD_MSGID_REPORTS_LOST, .source = map_event_source_name(MAP_EVENT_KMSG),
+	};
 
 	log_ctx_msg(LOG_WARNING, &lc, "kmsg: %" PRIu64 " reports over the per-filesystem limit "
 		    "(%.0f a second) and %" PRIu64 " with the event queue full were not taken",
@@ -168,7 +170,7 @@ static struct md_event *block_event(struct md_daemon *d, const struct md_kmsg_li
 	struct md_event *ev;
 	struct md_fs *fs;
 
-	if (l->op[0] && strcmp(l->op, "READ") != 0 && strcmp(l->op, "WRITE") != 0)
+	if (l->op != MD_BLK_OP_NONE && l->op != MD_BLK_OP_READ && l->op != MD_BLK_OP_WRITE)
 		return NULL;	/* discard, flush, zone ops: no data at stake */
 	fs = fs_by_disk_sector(d, l->dev, l->sector);
 	if (!fs) {
@@ -200,7 +202,7 @@ static void note_shutdown(struct md_daemon *d, struct md_fs *fs)
 {
 	struct log_ctx lc = {
 		.message_id = MD_MSGID_SHUTDOWN, .uuid = fs->uuid,
-		.mountpoint = fs->mountpoint, .source = "kmsg",
+		.mountpoint = fs->mountpoint, .source = map_event_source_name(MAP_EVENT_KMSG),
 	};
 
 	if (fs->shut_down)

@@ -66,8 +66,8 @@ static int record(struct md_pipeline *p, const struct map_fs_info *info, const s
 		snprintf(e->info.uuid, sizeof(e->info.uuid), "%s", ev->uuid);
 		snprintf(e->info.mountpoint, sizeof(e->info.mountpoint), "%s", ev->mountpoint);
 	}
-	e->row = (struct map_event){ .ino = ev->ino, .gen = ev->gen, .error = ev->error };
-	snprintf(e->row.source, sizeof(e->row.source), "%s", ev->source);
+	e->row = (struct map_event){ .source = ev->source, .ino = ev->ino, .gen = ev->gen,
+				     .error = ev->error };
 	snprintf(e->row.detail, sizeof(e->row.detail), "%.160s; %zu finding%s%.80s", ev->detail,
 		 o->n, o->n == 1 ? "" : "s", o->note);
 	e->v = o->v;			/* lent, not given */
@@ -92,6 +92,7 @@ static int process(struct md_pipeline *p, struct md_event *ev)
 	struct map_fs *fs;
 	int nnew = 0, rc;
 	double t_start = md_mono();
+	const char *source = map_event_source_name(ev->source);	/* for the log */
 
 	rc = md_fscache_open(p->fscache, ev->mountpoint, ev->uuid, &fs);
 	double t_opened = md_mono();
@@ -104,7 +105,7 @@ static int process(struct md_pipeline *p, struct md_event *ev)
 			snprintf(o.note, sizeof(o.note), "; the filesystem is shut down");
 			return record(p, NULL, ev, &o, &nnew);
 		}
-		log_notice("%s %s: %s report dropped: %s", ev->uuid, ev->mountpoint, ev->source,
+		log_notice("%s %s: %s report dropped: %s", ev->uuid, ev->mountpoint, source,
 			   map_strerror(rc));
 		return rc;
 	}
@@ -127,15 +128,15 @@ static int process(struct md_pipeline *p, struct md_event *ev)
 	free(info);
 	log_debug("%s: %s report handled in %.3f s after it was read: queued %.3f, open %.3f, "
 		  "read+locate %.3f (reads %.3f: %" PRIu64 ", %" PRIu64 " failed), health %.3f, "
-		  "store %.3f", ev->uuid, ev->source, md_mono() - ev->received,
+		  "store %.3f", ev->uuid, source, md_mono() - ev->received,
 		  t_start - ev->received, t_opened - t_start, t_looked - t_opened, o.read_s,
 		  o.reads, o.failed_reads, t_health - t_looked, md_mono() - t_health);
 	if (rc)
-		log_err("%s %s: %s report (%s): %s", ev->uuid, ev->mountpoint, ev->source, ev->detail,
+		log_err("%s %s: %s report (%s): %s", ev->uuid, ev->mountpoint, source, ev->detail,
 			map_strerror(rc));
 	else if (o.n == 0)
 		log_notice("%s %s: %s report (%s): nothing damaged found%s", ev->uuid,
-			   ev->mountpoint, ev->source, ev->detail, o.note);
+			   ev->mountpoint, source, ev->detail, o.note);
 
 	double latency = md_mono() - ev->received;
 	pthread_mutex_lock(&p->lock);

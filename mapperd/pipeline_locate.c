@@ -66,7 +66,7 @@ static int locate_range(struct map_fs *fs, uint64_t start, uint64_t length, stru
 			continue;	/* its inodes are recorded one by one */
 		if (have_finding(o, ow->ino, map_owner_kind_name(ow->kind), ow->physical))
 			continue;
-		map_finding_from_owner(&f, "event", ow, paths ? &paths[k] : NULL);
+		map_finding_from_owner(&f, MAP_SOURCE_EVENT, ow, paths ? &paths[k] : NULL);
 		rc = outcome_add(o, &f);
 	}
 	map_paths_free(paths, owners.n);
@@ -111,7 +111,7 @@ int pipeline_scrub_inode(struct map_fs *fs, const struct md_sick_inode *si, stru
 		struct map_finding f;
 
 		map_finding_from_scrub(&f, &r);
-		snprintf(f.source, sizeof(f.source), "event");
+		f.source = MAP_SOURCE_EVENT;
 		f.mode = si->mode;
 		rc = outcome_add(o, &f);
 	}

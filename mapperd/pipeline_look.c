@@ -261,7 +261,8 @@ static bool look_at_fs_report(struct md_pipeline *p, const char *uuid, const str
 			char why[96];
 
 			snprintf(why, sizeof(why), "the kernel lost error reports (%s)",
-				 strcmp(ev->source, "fanotify") ? ev->source : "fanotify ENOBUFS");
+				 ev->source == MAP_EVENT_FANOTIFY ? "fanotify ENOBUFS"
+				 : map_event_source_name(ev->source));
 			asked = pipeline_request_scan(p, uuid, true, true, why);
 			snprintf(o->note, sizeof(o->note), "; %s", asked ? "full scan requested: the "
 				 "kernel lost error reports" : "no scan: one was requested within "
@@ -315,7 +316,8 @@ int pipeline_look_at_health(struct md_pipeline *p, struct map_fs *fs, const stru
 		char why[96];
 
 		snprintf(why, sizeof(why), "kernel marked %s sick (%s report)",
-			 h.sick_ags ? "allocation groups" : "filesystem metadata", ev->source);
+			 h.sick_ags ? "allocation groups" : "filesystem metadata",
+			 map_event_source_name(ev->source));
 		bool asked = pipeline_request_scan(p, info->uuid, true, false, why);
 		snprintf(o->note, sizeof(o->note), "; %s", asked ? "metadata scan requested"
 			 : "no metadata scan: one was requested within event_scan_interval");

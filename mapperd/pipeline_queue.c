@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "daemon.h"
@@ -19,7 +18,7 @@
 
 static bool from_kmsg(const struct md_event *ev)
 {
-	return strcmp(ev->source, "kmsg") == 0;
+	return ev->source == MAP_EVENT_KMSG;
 }
 
 void md_pipeline_count_limited(struct md_pipeline *p, uint64_t n)

@@ -104,7 +104,7 @@ static void encode(struct wbuf *w, const struct md_spool_entry *e)
 	put(w, &in->geo, sizeof(in->geo));
 
 	put_u64(w, (uint64_t)e->row.at);
-	put_str(w, e->row.source);
+	put_str(w, map_event_source_name(e->row.source));
 	put_u64(w, e->row.ino);
 	put_u32(w, e->row.gen);
 	put_u32(w, (uint32_t)e->row.error);
@@ -117,7 +117,7 @@ static void encode(struct wbuf *w, const struct md_spool_entry *e)
 	for (size_t i = 0; i < e->n; i++) {
 		const struct map_finding *f = &e->v[i];
 
-		put_str(w, f->source);
+		put_str(w, map_finding_source_name(f->source));
 		put_str(w, f->kind);
 		put_u8(w, f->has_range);
 		put_u64(w, f->physical);
@@ -226,11 +226,25 @@ static void get_info(struct rbuf *r, struct map_fs_info *in)
 	get(r, &in->geo, sizeof(in->geo));
 }
 
+/* A word from its name table, by the _from_name() that knows it: one not
+ * in the table means a file not ours. */
+static int get_word(struct rbuf *r, int (*from_name)(const char *name))
+{
+	char word[16];
+	int i;
+
+	get_str(r, word, sizeof(word));
+	i = r->bad ? -EINVAL : from_name(word);
+	if (i < 0)
+		r->bad = true;
+	return i < 0 ? 0 : i;
+}
+
 /* The events row, and (from version 2) the inode it marks healthy. */
 static void get_row(struct rbuf *r, struct md_spool_entry *e, uint32_t version)
 {
 	e->row.at = (int64_t)get_u64(r);
-	get_str(r, e->row.source, sizeof(e->row.source));
+	e->row.source = (enum map_event_source)get_word(r, map_event_source_from_name);
 	e->row.ino = get_u64(r);
 	e->row.gen = get_u32(r);
 	e->row.error = (int)get_u32(r);
@@ -248,7 +262,7 @@ static void get_finding(struct rbuf *r, struct map_finding *f)
 	uint32_t npaths;
 
 	map_finding_init(f);
-	get_str(r, f->source, sizeof(f->source));
+	f->source = (enum map_finding_source)get_word(r, map_finding_source_from_name);
 	get_str(r, f->kind, sizeof(f->kind));
 	f->has_range = get_u8(r);
 	f->physical = get_u64(r);

@@ -48,7 +48,7 @@ static int locate_root(struct map_fs *fs, md_warmup_read_fn read, void *arg,
 	for (size_t k = 0; rc == 0 && k < owners.n; k++) {
 		if (owners.v[k].ino != info->root_ino)
 			continue;
-		map_finding_from_owner(f, "event", &owners.v[k], paths ? &paths[k] : NULL);
+		map_finding_from_owner(f, MAP_SOURCE_EVENT, &owners.v[k], paths ? &paths[k] : NULL);
 		if (!named)
 			map_finding_add_path(f, "/");
 		break;
@@ -84,8 +84,8 @@ void md_warmup_fs(struct md_fscache *c, struct md_dbwriter *db, md_warmup_read_f
 		e.v = &f;
 		e.n = 1;
 	}
-	e.row = (struct map_event){ .ino = e.info.root_ino, .error = EIO };
-	snprintf(e.row.source, sizeof(e.row.source), "healthmon");
+	e.row = (struct map_event){ .ino = e.info.root_ino, .error = EIO,
+				    .source = MAP_EVENT_HEALTHMON };
 	snprintf(e.row.detail, sizeof(e.row.detail), "rehearsal, rolled back");
 	md_dbwriter_rehearse(db, &e);
 	map_finding_clear(&f);

@@ -14,7 +14,7 @@
 
 static void check(const struct md_kmsg_line *l)
 {
-	if (!TERMINATED(l->dev) || !TERMINATED(l->what) || !TERMINATED(l->op) ||
+	if (!TERMINATED(l->dev) || !TERMINATED(l->what) || (unsigned int)l->op >= MD_BLK_OP_NR ||
 	    !TERMINATED(l->subsystem) || !TERMINATED(l->device) || !TERMINATED(l->text))
 		abort();
 	if (l->kind == MD_KMSG_OTHER && (l->dev[0] || l->sector || l->length || l->ino))

@@ -38,7 +38,7 @@ static bool match(const struct map_finding *f, void *arg)
 {
 	const struct want *w = arg;
 
-	return !strcmp(f->source, "event") && f->ino == w->ino && f->has_offset &&
+	return f->source == MAP_SOURCE_EVENT && f->ino == w->ino && f->has_offset &&
 	       f->offset == w->offset;
 }
 

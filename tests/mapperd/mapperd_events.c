@@ -126,22 +126,23 @@ struct want {
 	const char *kind;
 	uint64_t ino;
 	uint64_t physical;
-	const char *source;		/* NULL: "event" */
+	enum map_finding_source source;	/* NONE: event */
 };
 
 static bool match_inode(const struct map_finding *f, void *arg)
 {
 	const uint64_t *ino = arg;
 
-	return !strcmp(f->source, "event") && !strcmp(f->kind, "inode") && f->ino == *ino;
+	return f->source == MAP_SOURCE_EVENT && !strcmp(f->kind, "inode") && f->ino == *ino;
 }
 
 static bool match(const struct map_finding *f, void *arg)
 {
 	const struct want *w = arg;
 
-	return !strcmp(f->source, w->source ? w->source : "event") && !strcmp(f->kind, w->kind) &&
-	       f->ino == w->ino && f->has_range && f->physical == w->physical;
+	return f->source == (w->source ? w->source : MAP_SOURCE_EVENT) &&
+	       !strcmp(f->kind, w->kind) && f->ino == w->ino && f->has_range &&
+	       f->physical == w->physical;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -324,7 +325,7 @@ int main(int argc, char **argv)
 	int err = mdt_read_file(FX_MNT "/docs/thesis.pdf");
 	printf("the read failed after %.3f s\n", tl_mono() - t0);
 	CHECK(err == EIO, "reading docs/thesis.pdf: %s, expected EIO", strerror(err));
-	struct want w = { "file", thesis_ino, thesis_phys, NULL };
+	struct want w = { "file", thesis_ino, thesis_phys, MAP_SOURCE_NONE };
 	double latency = mdt_wait_finding(match, &w, t0, 10, &f);
 	CHECK(latency >= 0, "no event finding for docs/thesis.pdf within 10 s");
 	if (latency >= 0) {
@@ -390,7 +391,7 @@ int main(int argc, char **argv)
 	t0 = tl_mono();
 	err = list_dir(FX_MNT "/bigdir");
 	CHECK(err == EIO, "listing bigdir: %s, expected EIO", strerror(err));
-	struct want wd = { map_owner_kind_name(MAP_OWNER_DIR), dir_ino, dir_phys, NULL };
+	struct want wd = { map_owner_kind_name(MAP_OWNER_DIR), dir_ino, dir_phys, MAP_SOURCE_NONE };
 	latency = mdt_wait_finding(match, &wd, t0, 10, &f);
 	CHECK(latency >= 0, "no event finding for directory bigdir within 10 s");
 	if (latency >= 0) {
@@ -427,7 +428,7 @@ int main(int argc, char **argv)
 	      "the kernel did not deliver 2 error reports within 10 s");
 	close(fan);
 	REQUIRE(kill(pid, SIGCONT) == 0, "SIGCONT");
-	struct want ws = { "file", small_ino, small_phys, NULL };
+	struct want ws = { "file", small_ino, small_phys, MAP_SOURCE_NONE };
 	latency = mdt_wait_finding(match, &ws, t0, 10, &f);
 	CHECK(latency >= 0, "no event finding for %s (the merged report's inode)", small);
 	if (latency >= 0) {
@@ -444,7 +445,8 @@ int main(int argc, char **argv)
 		       "find it; the report's finding is checked instead\n", archive);
 	else
 		CHECK(!rep.named_other, "the kernel reported %s on its own: not merged", archive);
-	struct want wa = { "file", archive_ino, archive_phys, rep.named_other ? NULL : "media" };
+	struct want wa = { "file", archive_ino, archive_phys,
+			   rep.named_other ? MAP_SOURCE_NONE : MAP_SOURCE_MEDIA };
 	latency = mdt_wait_finding(match, &wa, t0, rep.named_other ? 10 : 240, &f);
 	CHECK(latency >= 0, "%s did not find %s", rep.named_other ? "its own report" :
 	      "the queued media scan", archive);

@@ -94,7 +94,7 @@ static bool match(const struct map_finding *f, void *arg)
 {
 	const struct want *w = arg;
 
-	return !strcmp(f->source, "event") && !strcmp(f->kind, "file") && f->ino == w->ino &&
+	return f->source == MAP_SOURCE_EVENT && !strcmp(f->kind, "file") && f->ino == w->ino &&
 	       f->has_offset && f->offset == w->offset;
 }
 

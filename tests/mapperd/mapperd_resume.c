@@ -62,7 +62,7 @@ static bool is_media(const struct map_finding *f, void *arg)
 {
 	struct bad *b = arg;
 
-	if (strcmp(f->source, "media") != 0)
+	if (f->source != MAP_SOURCE_MEDIA)
 		return false;
 	for (int i = 0; i < 2; i++) {
 		if (f->has_range && f->physical == b[i].physical) {

@@ -187,7 +187,7 @@ static bool match_file(const struct map_finding *f, void *arg)
 {
 	const uint64_t *w = arg;
 
-	return !strcmp(f->source, "event") && !strcmp(f->kind, "file") && f->ino == w[0] &&
+	return f->source == MAP_SOURCE_EVENT && !strcmp(f->kind, "file") && f->ino == w[0] &&
 	       f->has_range && f->physical == w[1];
 }
 

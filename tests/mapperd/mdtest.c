@@ -389,7 +389,7 @@ static int count_event(const struct map_event *e, void *arg)
 {
 	void **a = arg;
 
-	if (!strcmp(e->source, (const char *)a[0]))
+	if (!strcmp(map_event_source_name(e->source), (const char *)a[0]))
 		(*(int *)a[1])++;
 	return 0;
 }
@@ -416,9 +416,11 @@ static int find_event(const struct map_event *e, void *arg)
 {
 	struct ev_find *c = arg;
 
-	if (strcmp(e->source, c->source))
+	const char *source = map_event_source_name(e->source);
+
+	if (strcmp(source, c->source))
 		return 0;
-	printf("event %s: %s\n", e->source, e->detail);
+	printf("event %s: %s\n", source, e->detail);
 	c->n += strstr(e->detail, c->needle) != NULL;
 	return 0;
 }

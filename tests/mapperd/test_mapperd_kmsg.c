@@ -40,7 +40,7 @@ static void genuine(void)
 	CHECK_STR(l.dev, "mdnull0");
 	CHECK_INT(l.sector, 704);
 	CHECK_STR(l.what, "I/O");
-	CHECK_STR(l.op, "READ");
+	CHECK_STR(md_blk_op_name(l.op), "READ");
 	CHECK_STR(l.subsystem, "");
 	CHECK_STR(l.device, "");
 	l = parse("3,9,9,-;critical medium error, dev sda, sector 9152 op 0x0:(READ) flags 0x80700 "
@@ -53,14 +53,14 @@ static void genuine(void)
 		  "flags 0x0 phys_seg 1 prio class 0\n");
 	CHECK_INT(l.kind, MD_KMSG_BLOCK_ERROR);
 	CHECK_INT(l.sector, UINT64_MAX);
-	CHECK_STR(l.op, "DISCARD");
+	CHECK_STR(md_blk_op_name(l.op), "DISCARD");
 	/* 5.x: the same shape after the caller's name */
 	l = parse("3,1,1,-;blk_update_request: I/O error, dev sdb, sector 123456789 op 0x1:(WRITE) "
 		  "flags 0x0 phys_seg 1 prio class 0\n");
 	CHECK_INT(l.kind, MD_KMSG_BLOCK_ERROR);
 	CHECK_STR(l.dev, "sdb");
 	CHECK_INT(l.sector, 123456789);
-	CHECK_STR(l.op, "WRITE");
+	CHECK_STR(md_blk_op_name(l.op), "WRITE");
 	/* structured fields, when a record has them, are returned */
 	l = parse("3,2,1,-;I/O error, dev sdb, sector 8 op 0x0:(READ) flags 0x0 phys_seg 1 prio "
 		  "class 0\n SUBSYSTEM=block\n DEVICE=b8:16\n");

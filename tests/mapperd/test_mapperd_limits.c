@@ -89,7 +89,7 @@ static void events_table(void)
 	for (int i = 0; i < kept + extra; i++) {
 		struct map_event e = { .error = EIO };
 
-		snprintf(e.source, sizeof(e.source), "kmsg");
+		e.source = MAP_EVENT_KMSG;
 		snprintf(e.detail, sizeof(e.detail), "report %d", i);
 		REQUIRE(map_store_event_add(st, &e) == 0, "event %d not stored", i);
 	}

@@ -156,7 +156,7 @@ static void test_env(void)
 static void finding(struct map_finding *f, const char *path)
 {
 	map_finding_init(f);
-	snprintf(f->source, sizeof(f->source), "event");
+	f->source = MAP_SOURCE_EVENT;
 	snprintf(f->kind, sizeof(f->kind), "data");
 	f->ino = 131;
 	f->has_range = true;

@@ -47,7 +47,7 @@ static struct md_spool_entry *report(int n, bool have_info, const char *tag)
 	snprintf(e->info.device, sizeof(e->info.device), "/dev/vdb");
 	e->info.geo.blocksize = 4096;
 	e->info.geo.agcount = 4;
-	snprintf(e->row.source, sizeof(e->row.source), "fanotify");
+	e->row.source = MAP_EVENT_FANOTIFY;
 	snprintf(e->row.detail, sizeof(e->row.detail), "report %s", tag);
 	e->row.error = EIO;
 	e->v = calloc((size_t)n + 1, sizeof(*e->v));
@@ -57,7 +57,7 @@ static struct md_spool_entry *report(int n, bool have_info, const char *tag)
 		char p[64];
 
 		map_finding_init(f);
-		snprintf(f->source, sizeof(f->source), "event");
+		f->source = MAP_SOURCE_EVENT;
 		snprintf(f->kind, sizeof(f->kind), "file");
 		f->has_range = true;
 		f->physical = 1048576 * (uint64_t)(unsigned char)tag[0] + 4096 * (uint64_t)i;
@@ -171,7 +171,7 @@ static void writer(void)
 static void metadata_finding(struct map_finding *f, const char *kind, const char *scrub)
 {
 	map_finding_init(f);
-	snprintf(f->source, sizeof(f->source), "event");
+	f->source = MAP_SOURCE_EVENT;
 	snprintf(f->kind, sizeof(f->kind), "%s", kind);
 	snprintf(f->scrub, sizeof(f->scrub), "%s", scrub);
 	f->ino = 500;

@@ -15,7 +15,7 @@ int64_t sf_add_finding(struct map_store *st, int64_t fs_id, const char *kind, ui
 
 	map_finding_init(&f);
 	f.fs_id = fs_id;
-	snprintf(f.source, sizeof(f.source), "media");
+	f.source = MAP_SOURCE_MEDIA;
 	snprintf(f.kind, sizeof(f.kind), "%s", kind);
 	f.has_range = true;
 	f.physical = ino * 4096;

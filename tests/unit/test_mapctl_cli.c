@@ -101,7 +101,7 @@ static void add_file(struct map_store *st, int64_t fs_id, uint64_t ino, char **p
 
 	map_finding_init(&f);
 	f.fs_id = fs_id;
-	snprintf(f.source, sizeof(f.source), "media");
+	f.source = MAP_SOURCE_MEDIA;
 	snprintf(f.kind, sizeof(f.kind), "file");
 	f.has_range = true;
 	f.physical = ino * 4096;

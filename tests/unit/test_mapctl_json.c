@@ -122,11 +122,11 @@ static void add_history(struct map_store *st, int64_t fs_id, int64_t finding_id)
 	REQUIRE(map_store_action_add(st, &a) == 0, "action_add");
 
 	struct map_event e = { .fs_id = fs_id, .at = T0 + 30, .ino = 131, .gen = 7, .error = 5 };
-	snprintf(e.source, sizeof(e.source), "fanotify");
+	e.source = MAP_EVENT_FANOTIFY;
 	snprintf(e.detail, sizeof(e.detail), "read error");
 	REQUIRE(map_store_event_add(st, &e) == 0, "event_add");
 	struct map_event f = { .fs_id = 0, .at = T0 + 5 };	/* on no known filesystem */
-	snprintf(f.source, sizeof(f.source), "kmsg");
+	f.source = MAP_EVENT_KMSG;
 	REQUIRE(map_store_event_add(st, &f) == 0, "event_add");
 }
 

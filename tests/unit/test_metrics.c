@@ -81,11 +81,10 @@ static void add_action(struct map_store *st, int64_t fs_id, int64_t finding_id, 
 	REQUIRE(map_store_action_add(st, &a) == 0, "action_add");
 }
 
-static void add_events(struct map_store *st, int64_t fs_id, const char *source, int n)
+static void add_events(struct map_store *st, int64_t fs_id, enum map_event_source source, int n)
 {
-	struct map_event e = { .fs_id = fs_id, .at = 1700000000, .error = EIO };
+	struct map_event e = { .fs_id = fs_id, .source = source, .at = 1700000000, .error = EIO };
 
-	snprintf(e.source, sizeof(e.source), "%s", source);
 	REQUIRE(map_store_begin(st) == 0, "begin");
 	for (int i = 0; i < n; i++)
 		REQUIRE(map_store_event_add(st, &e) == 0, "event_add");
@@ -99,7 +98,7 @@ static void add_metadata_finding(struct map_store *st, int64_t fs_id)
 
 	map_finding_init(&f);
 	f.fs_id = fs_id;
-	snprintf(f.source, sizeof(f.source), "scrub");
+	f.source = MAP_SOURCE_SCRUB;
 	snprintf(f.kind, sizeof(f.kind), "inode-btrees");
 	snprintf(f.scrub, sizeof(f.scrub), "inobt");
 	f.agno = 1;
@@ -223,10 +222,10 @@ static void build_store(const char *db)
 	add_action(st, b, 0, "refetch", "refused");
 
 	/* A storm: more reports than the events table keeps. */
-	add_events(st, a, "fanotify", STORM_EVENTS);
-	add_events(st, a, "kmsg", 2);
-	add_events(st, b, "fanotify", 3);
-	add_events(st, 0, "kmsg", 1);
+	add_events(st, a, MAP_EVENT_FANOTIFY, STORM_EVENTS);
+	add_events(st, a, MAP_EVENT_KMSG, 2);
+	add_events(st, b, MAP_EVENT_FANOTIFY, 3);
+	add_events(st, 0, MAP_EVENT_KMSG, 1);
 	map_store_close(st);
 	REQUIRE(events_kept(db) < STORM_EVENTS, "the events table was pruned (%lld rows)",
 		events_kept(db));
@@ -332,14 +331,14 @@ static void test_schema2(void)
 	snprintf(db, sizeof(db), "%s/schema2.db", dir);
 	REQUIRE(map_store_open(db, 0, &st) == 0, "open");
 	int64_t a = add_fs(st, "aaaaaaaa-1111-4222-8333-444444444444", "/srv/data", "data");
-	add_events(st, a, "fanotify", 3);
+	add_events(st, a, MAP_EVENT_FANOTIFY, 3);
 	map_store_close(st);
 	sql_exec(db, "DROP TRIGGER events_counted; DROP TABLE event_counts; "
 		 "PRAGMA user_version = 2;");
 	check_events_line(db, 3);
 
 	REQUIRE(map_store_open(db, 0, &st) == 0, "open and migrate");
-	add_events(st, a, "fanotify", 1);
+	add_events(st, a, MAP_EVENT_FANOTIFY, 1);
 	map_store_close(st);
 	check_events_line(db, 4);
 }

@@ -363,7 +363,8 @@ static int64_t sight_scrub(struct map_store *st, int64_t fs_id, int64_t scan_id,
 }
 
 static int64_t sight_owner(struct map_store *st, int64_t fs_id, int64_t scan_id,
-			   const char *source, struct map_owner o, int64_t when, bool *is_new)
+			   enum map_finding_source source, struct map_owner o, int64_t when,
+			   bool *is_new)
 {
 	struct map_finding f;
 
@@ -415,24 +416,24 @@ static void test_inode_media_and_scrub(void)
 
 	int64_t a = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_INODE, 0, 515, -EIO, 0, &is_new);
 	CHECK(is_new, "the scrub sighting makes the finding");
-	int64_t b = sight_owner(st, fs_id, 0, "media",
+	int64_t b = sight_owner(st, fs_id, 0, MAP_SOURCE_MEDIA,
 				owner(MAP_OWNER_INODE, 515, 0, 1 << 20, XFS_SCRUB_TYPE_INODE,
 				      UINT32_MAX), 0, &is_new);
 	CHECK(!is_new, "the media sighting of the same inode is not a new finding");
 	CHECK_INT(b, a);
 	CHECK_INT(count_findings(st, fs_id, MAP_FIND_ALL), 1);
 	CHECK_INT(evidence_of(st, a, &ev), 2);
-	CHECK_STR(ev.v[0].source, "scrub");
+	CHECK_INT(ev.v[0].source, MAP_SOURCE_SCRUB);
 	CHECK_STR(ev.v[0].scrub, "inode");
 	CHECK(!ev.v[0].has_range, "scrub evidence has no device range");
 	CHECK(strstr(ev.v[0].detail, "error: ") == ev.v[0].detail, "scrub detail '%s'",
 	      ev.v[0].detail);
-	CHECK_STR(ev.v[1].source, "media");
+	CHECK_INT(ev.v[1].source, MAP_SOURCE_MEDIA);
 	CHECK(ev.v[1].has_range && ev.v[1].physical == 1 << 20 && ev.v[1].length == 4096,
 	      "media evidence keeps its range");
 	REQUIRE(map_store_finding_get(st, a, &f) == 0, "finding_get");
 	CHECK_STR(f.kind, "inode");
-	CHECK_STR(f.source, "media");	/* the most direct evidence */
+	CHECK_INT(f.source, MAP_SOURCE_MEDIA);	/* the most direct evidence */
 	CHECK_STR(f.scrub, "inode");
 	CHECK(f.has_range && f.physical == 1 << 20, "the finding knows where it is");
 	CHECK_INT(f.mode, 0100644);
@@ -440,7 +441,7 @@ static void test_inode_media_and_scrub(void)
 
 	/* Seen again by both: still one finding, still two pieces. */
 	sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_INODE, 0, 515, -EIO, 0, NULL);
-	sight_owner(st, fs_id, 0, "media",
+	sight_owner(st, fs_id, 0, MAP_SOURCE_MEDIA,
 		    owner(MAP_OWNER_INODE, 515, 0, 1 << 20, XFS_SCRUB_TYPE_INODE, UINT32_MAX), 0,
 		    NULL);
 	CHECK_INT(count_findings(st, fs_id, MAP_FIND_ALL), 1);
@@ -463,7 +464,7 @@ static void test_ag_inode_btrees(void)
 
 	int64_t a = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_INOBT, 1, 0, -EIO, 0, NULL);
 	int64_t b = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_FINOBT, 1, 0, 0, 0, NULL);
-	int64_t c = sight_owner(st, fs_id, 0, "media",
+	int64_t c = sight_owner(st, fs_id, 0, MAP_SOURCE_MEDIA,
 				owner(MAP_OWNER_INOBT, 0, 1, 300 << 20, XFS_SCRUB_TYPE_INOBT,
 				      XFS_SCRUB_TYPE_FINOBT), 0, NULL);
 	CHECK(a == b && b == c, "one finding: %lld %lld %lld", (long long)a, (long long)b,
@@ -475,7 +476,7 @@ static void test_ag_inode_btrees(void)
 	CHECK_STR(f.kind, "inode-btrees");
 	CHECK_STR(f.scrub, "inobt,finobt");
 	CHECK_INT(f.agno, 1);
-	CHECK_STR(f.source, "media");
+	CHECK_INT(f.source, MAP_SOURCE_MEDIA);
 	map_finding_clear(&f);
 	CHECK(sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_INOBT, 2, 0, -EIO, 0, NULL) != a,
 	      "AG 2's inode btrees are another finding");
@@ -505,7 +506,7 @@ static void test_parent_kind(void)
 	CHECK_INT(sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_DIRTREE, 0, 800, 0, 0, NULL), d);
 	struct map_owner o = owner(MAP_OWNER_DIR, 800, 0, 5 << 20, XFS_SCRUB_TYPE_DIR, UINT32_MAX);
 	o.mode = 040755;
-	CHECK_INT(sight_owner(st, fs_id, 0, "media", o, 0, NULL), d);
+	CHECK_INT(sight_owner(st, fs_id, 0, MAP_SOURCE_MEDIA, o, 0, NULL), d);
 	int64_t dp = sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_PARENT, 0, 800, 0, 0, NULL);
 	CHECK(dp != d, "a directory's dotdot is its own finding");
 	REQUIRE(map_store_finding_get(st, d, &f) == 0, "finding_get");
@@ -518,12 +519,12 @@ static void test_parent_kind(void)
 	CHECK_STR(f.kind, "parent");
 	map_finding_clear(&f);
 	/* Two bad ranges of one file's data stay two findings. */
-	int64_t d1 = sight_owner(st, fs_id, 0, "media",
+	int64_t d1 = sight_owner(st, fs_id, 0, MAP_SOURCE_MEDIA,
 				 owner(MAP_OWNER_FILE, 900, 0, 8 << 20, 0, UINT32_MAX), 0, NULL);
-	int64_t d2 = sight_owner(st, fs_id, 0, "media",
+	int64_t d2 = sight_owner(st, fs_id, 0, MAP_SOURCE_MEDIA,
 				 owner(MAP_OWNER_FILE, 900, 0, 9 << 20, 0, UINT32_MAX), 0, NULL);
 	CHECK(d1 != d2, "two data ranges, two findings");
-	CHECK_INT(sight_owner(st, fs_id, 0, "event",
+	CHECK_INT(sight_owner(st, fs_id, 0, MAP_SOURCE_EVENT,
 			      owner(MAP_OWNER_FILE, 900, 0, 8 << 20, 0, UINT32_MAX), 0, NULL), d1);
 	map_store_close(st);
 }
@@ -541,26 +542,26 @@ static void test_resolution(void)
 
 	/* Findings seen by the old scan or by mapperd before this scan. */
 	int64_t scrub_only = sight_scrub(st, fs_id, old, XFS_SCRUB_TYPE_AGF, 0, 0, 0, before, NULL);
-	int64_t media_only = sight_owner(st, fs_id, old, "media",
+	int64_t media_only = sight_owner(st, fs_id, old, MAP_SOURCE_MEDIA,
 					 owner(MAP_OWNER_FILE, 131, 0, 1 << 20, 0, UINT32_MAX),
 					 before, NULL);
 	int64_t both = sight_scrub(st, fs_id, old, XFS_SCRUB_TYPE_INOBT, 1, 0, -EIO, before, NULL);
-	sight_owner(st, fs_id, old, "media", owner(MAP_OWNER_INOBT, 0, 1, 300 << 20,
+	sight_owner(st, fs_id, old, MAP_SOURCE_MEDIA, owner(MAP_OWNER_INOBT, 0, 1, 300 << 20,
 						   XFS_SCRUB_TYPE_INOBT, UINT32_MAX), before, NULL);
-	int64_t event_range = sight_owner(st, fs_id, 0, "event",
+	int64_t event_range = sight_owner(st, fs_id, 0, MAP_SOURCE_EVENT,
 					  owner(MAP_OWNER_FILE, 132, 0, 2 << 20, 0, UINT32_MAX),
 					  before, NULL);
 	struct map_finding f;
 	struct map_scrub_result r = { .type = XFS_SCRUB_TYPE_XATTR, .ino = 133,
 				      .oflags = XFS_SCRUB_OFLAG_CORRUPT };
 	map_finding_from_scrub(&f, &r);
-	snprintf(f.source, sizeof(f.source), "event");
+	f.source = MAP_SOURCE_EVENT;
 	f.fs_id = fs_id;
 	f.last_seen = before;
 	int64_t event_scrub = sight(st, 0, &f, NULL);
 	/* An event that named neither a range nor a scrub type. */
 	map_finding_init(&f);
-	snprintf(f.source, sizeof(f.source), "event");
+	f.source = MAP_SOURCE_EVENT;
 	snprintf(f.kind, sizeof(f.kind), "inode");
 	f.fs_id = fs_id;
 	f.ino = 134;
@@ -572,7 +573,7 @@ static void test_resolution(void)
 	int64_t repaired = sight_scrub(st, fs_id, old, XFS_SCRUB_TYPE_SB, 1, 0, 0, before, NULL);
 	CHECK_INT(map_store_finding_set_state(st, repaired, MAP_STATE_REPAIRED), 0);
 	/* Overwritten with zeros by repair --offline: no scan may close it. */
-	int64_t zeroed = sight_owner(st, fs_id, old, "media",
+	int64_t zeroed = sight_owner(st, fs_id, old, MAP_SOURCE_MEDIA,
 				     owner(MAP_OWNER_FILE, 136, 0, 4 << 20, 0, UINT32_MAX),
 				     before, NULL);
 	CHECK_INT(map_store_finding_set_state(st, zeroed, MAP_STATE_ZEROED), 0);
@@ -580,7 +581,7 @@ static void test_resolution(void)
 	/* This scan's metadata pass sees one again; mapperd reports another
 	 * file while the scan runs. */
 	sight_scrub(st, fs_id, scan, XFS_SCRUB_TYPE_AGI, 3, 0, 0, 0, NULL);
-	int64_t during = sight_owner(st, fs_id, 0, "event",
+	int64_t during = sight_owner(st, fs_id, 0, MAP_SOURCE_EVENT,
 				     owner(MAP_OWNER_FILE, 135, 0, 3 << 20, 0, UINT32_MAX), 0, NULL);
 
 	/* The metadata pass is complete: what only scrub showed, and scrub
@@ -622,8 +623,8 @@ static void test_resolution(void)
 	CHECK_STR(state_of(st, both), "open");
 	sight_scrub(st, fs_id, 0, XFS_SCRUB_TYPE_AGF, 2, 0, 0, 0, NULL);
 	CHECK_STR(state_of(st, ignored), "ignored");
-	sight_owner(st, fs_id, 0, "media", owner(MAP_OWNER_FILE, 136, 0, 4 << 20, 0, UINT32_MAX),
-		    0, NULL);
+	sight_owner(st, fs_id, 0, MAP_SOURCE_MEDIA,
+		    owner(MAP_OWNER_FILE, 136, 0, 4 << 20, 0, UINT32_MAX), 0, NULL);
 	CHECK_STR(state_of(st, zeroed), "zeroed");
 
 	/* It counts as open, and is listed with the open ones. */
@@ -725,7 +726,7 @@ static void test_migration(void)
 	REQUIRE(map_store_finding_get(st, 1, &f) == 0, "inode finding 1 survives");
 	CHECK_STR(f.kind, "inode");
 	CHECK_STR(map_state_name(f.state), "open");
-	CHECK_STR(f.source, "media");
+	CHECK_INT(f.source, MAP_SOURCE_MEDIA);
 	CHECK_STR(f.scrub, "inode");
 	CHECK(f.has_range && f.physical == 1048576, "media range kept");
 	CHECK_INT(f.first_seen, 105);
@@ -743,7 +744,7 @@ static void test_migration(void)
 	map_finding_clear(&f);
 	REQUIRE(map_store_finding_get(st, 4, &f) == 0, "directory finding 4");
 	CHECK_STR(f.kind, "directory");
-	CHECK_STR(f.source, "media");
+	CHECK_INT(f.source, MAP_SOURCE_MEDIA);
 	CHECK(f.has_range && f.physical == 2097152 && f.has_offset && f.offset == 0,
 	      "directory block from the merged media finding");
 	CHECK_STR(f.fork, "data");
@@ -777,7 +778,7 @@ static void test_migration(void)
 	CHECK_INT(sight_scrub(st, 1, 0, XFS_SCRUB_TYPE_DIRTREE, 0, 600, 0, 0, &is_new), 4);
 	struct map_owner o = owner(MAP_OWNER_FILE, 700, 0, 3145728, 0, UINT32_MAX);
 	o.offset = 131072;
-	CHECK_INT(sight_owner(st, 1, 0, "media", o, 0, &is_new), 9);
+	CHECK_INT(sight_owner(st, 1, 0, MAP_SOURCE_MEDIA, o, 0, &is_new), 9);
 	CHECK(!is_new, "file data seen again");
 	CHECK_INT(count_findings(st, 1, MAP_FIND_ALL), 5);
 	CHECK_INT(map_store_check(st), 0);
@@ -799,7 +800,7 @@ static void test_replayed_sighting(void)
 
 	map_finding_init(&f);
 	f.fs_id = fs_id;
-	snprintf(f.source, sizeof(f.source), "event");
+	f.source = MAP_SOURCE_EVENT;
 	snprintf(f.kind, sizeof(f.kind), "file");
 	f.has_range = true;
 	f.physical = 1 << 20;
