@@ -39,35 +39,11 @@
 /* The plan's own answer, an error while the device is suspended. */
 #define PLAN_BOUND_S 60
 
-/* @line asked in a child, which is returned; it exits 0 on an ok reply
- * and 1 on an error reply that holds @want (NULL: anything), 3 on a reply
- * without it, 2 on none. */
-static pid_t ask_async(const char *line, const char *want)
-{
-	static char reply[1 << 20];
-	pid_t pid = fork();
-
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int rc = mdt_request(line, reply, sizeof(reply));
-
-		printf("  %s -> %.300s%s", line, reply[0] ? reply : "(nothing)\n",
-		       strlen(reply) > 300 ? " ...\n" : "");
-		fflush(stdout);
-		if (rc < 0)
-			_exit(2);
-		if (want && !strstr(reply, want))
-			_exit(3);
-		_exit(rc == 0 ? 0 : 1);
-	}
-	return pid;
-}
-
-/* ask_async() waited for, up to @bound s; -1 when unanswered (killed). */
+/* mdt_ask_async() waited for, up to @bound s; -1 when unanswered (killed). */
 static int ask(const char *line, const char *want, int bound)
 {
 	double t0 = tl_mono();
-	int rc = tl_wait_or_kill(ask_async(line, want), bound);
+	int rc = tl_wait_or_kill(mdt_ask_async(line, want), bound);
 
 	printf("  (%.2f s)\n", tl_mono() - t0);
 	return rc;
@@ -104,7 +80,7 @@ int main(int argc, char **argv)
 	      early);
 
 	/* 3. */
-	pid_t planner = ask_async("repair-plan " FX_MNT, "ask again");
+	pid_t planner = mdt_ask_async("repair-plan " FX_MNT, "ask again");
 	tl_sleep(0.5);
 	CHECK_INT(ask("status", NULL, STATUS_BOUND_S), 0);
 	CHECK_INT(ask("progress", NULL, STATUS_BOUND_S), 0);
