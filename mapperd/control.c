@@ -318,6 +318,7 @@ static void plan_done(struct md_daemon *d, const struct md_plan_answer *a)
 		return;
 	}
 	client_update(d, c);
+	timer_arm(d, 0);	/* the idle sweep left it out while it waited */
 }
 
 struct md_plan_looks *md_control_looks(struct md_daemon *d)
