@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "act_offline_device.h"
+#include "map_internal.h"
 
 /* Bytes per read of the first pass: a drive may spend seconds on each bad
  * sector, but only chunks that fail are split, into at most 128 reads of
@@ -187,39 +188,6 @@ int offline_device_probe_path(const char *dev, struct offline_probe *p)
 	return rc;
 }
 
-/* The device node of @dev: @source when it is that device, else /dev/NAME
- * from /sys/dev/block.  An open read-only descriptor, or -1. */
-static int open_dev(dev_t dev, const char *source)
-{
-	char path[64], line[256], name[200] = "";
-	struct stat st;
-	int fd = -1;
-
-	if (source[0] == '/')
-		fd = open(source, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev)
-		return fd;
-	if (fd >= 0)
-		close(fd);
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major(dev), minor(dev));
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "DEVNAME=%199s", name) == 1)
-			break;
-	fclose(f);
-	if (!name[0] || strstr(name, ".."))
-		return -1;
-	snprintf(path, sizeof(path), "/dev/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev)
-		return fd;
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
 struct elsewhere {
 	const char *uuid;
 	dev_t rdev;
@@ -235,7 +203,7 @@ static int elsewhere_one(const struct mount_line *m, void *arg)
 
 	if (strcmp(m->type, "xfs") != 0 || m->dev == q->rdev)
 		return 0;
-	fd = open_dev(m->dev, m->source);
+	fd = map_open_dev_node(m->dev, m->source, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return 0;	/* no node for it: nothing to compare (root mounts it) */
 	rc = offline_device_probe(fd, &p);

@@ -141,6 +141,12 @@ size_t map_dirindex_links(struct map_dirindex *ix, uint64_t ino,
 			  const struct map_dirindex_link **v);
 
 /* ---- misc ---- */
+/* Open block device @dev with @flags (O_NOATIME is dropped where it is not
+ * allowed): through @path while that is still its node, else through the
+ * kernel's name for it (/sys/dev/block).  A mount table keeps the device
+ * path it was mounted with, which a rename (lvrename, dmsetup rename) leaves
+ * missing or gives to another device.  The descriptor, or -errno. */
+int map_open_dev_node(dev_t dev, const char *path, int flags);
 int map_owner_list_push(struct map_owner_list *list, const struct map_owner *o);
 /* Append a copy of @path to a growing array of strings. */
 int map_strv_add(char ***v, size_t *n, const char *path);

@@ -405,11 +405,11 @@ static int run_verify(struct verify *v, struct map_fs *fs, uint32_t nproducers)
 
 	if (nreaders < 2)
 		nreaders = 2;
-	v->fd = open(fs->info.device, O_RDONLY | O_DIRECT | O_CLOEXEC | O_NOATIME);
-	if (v->fd < 0 && errno == EPERM)
-		v->fd = open(fs->info.device, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	/* The device itself, not whatever its recorded path names now. */
+	v->fd = map_open_dev_node((dev_t)fs->info.dev, fs->info.device,
+				  O_RDONLY | O_DIRECT | O_NOATIME);
 	if (v->fd < 0)
-		return -errno;
+		return v->fd;
 	threads = calloc(nreaders + nproducers, sizeof(*threads));
 	if (!threads) {
 		close(v->fd);

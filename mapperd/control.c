@@ -19,15 +19,15 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "control.h"
 #include "control_io.h"
+#include "control_socket.h"
 #include "daemon.h"
 #include "log.h"
+#include "plan_look.h"
 #include "ratelimit.h"
 
 /* Connections at once.  Each costs a line buffer and a reply queue; 64 is
@@ -84,6 +84,7 @@ struct client {
 	struct md_ctl_out out;
 	uint32_t interest;		/* the events epoll watches for now */
 	int64_t active_ms;		/* last byte in or out (monotonic) */
+	bool plan_wait;			/* its reply is worked out off the loop */
 	bool eof;			/* the peer sends no more */
 	bool closing;			/* answer no more; close once sent */
 };
@@ -99,6 +100,7 @@ struct md_control {
 	struct uid_slot uids[UID_SLOTS];
 	uint64_t refused, cut_off, timed_out;
 	int64_t refuse_log_ms;
+	struct md_plan_looks *looks;	/* repair-plan's, off the loop */
 };
 
 static int64_t mono_ms(void)
@@ -147,6 +149,8 @@ static void client_close(struct md_daemon *d, struct client *c)
 	}
 	if (c->slot)
 		c->slot->conns--;
+	if (c->plan_wait)
+		md_plan_look_abandon(ctl->looks, c);
 	md_watch_del(d, &c->w);
 	close(c->w.fd);
 	md_ctl_out_free(&c->out);
@@ -171,10 +175,11 @@ static bool client_flush(struct client *c, int64_t now)
 	return rc == 0 || rc == -EAGAIN;
 }
 
-/* Has requests it may run now (not held back by its unsent replies)? */
+/* Has requests it may run now (not held back by its unsent replies, nor
+ * by a reply still being worked out: replies go in the requests' order)? */
 static bool client_runnable(const struct client *c)
 {
-	return !c->closing && md_ctl_out_pending(&c->out) < OUT_SOFT &&
+	return !c->closing && !c->plan_wait && md_ctl_out_pending(&c->out) < OUT_SOFT &&
 	       md_ctl_in_has_line(&c->in);
 }
 
@@ -184,7 +189,7 @@ static int client_work(struct md_daemon *d, struct client *c, int budget, int64_
 	static char line[MD_CTL_LINE_MAX];
 	int done = 0;
 
-	while (done < budget && !c->closing && md_ctl_out_pending(&c->out) < OUT_SOFT) {
+	while (done < budget && client_runnable(c)) {
 		int rc = md_ctl_in_take(&c->in, line, sizeof(line));
 
 		if (rc == 0)
@@ -207,8 +212,10 @@ static int client_work(struct md_daemon *d, struct client *c, int budget, int64_
 			break;
 		}
 		struct md_buf reply = { 0 };
+		bool later = false;
 
-		md_control_handle(d, &c->peer, line, &reply);
+		md_control_handle(d, &c->peer, line, &reply, c, &later);
+		c->plan_wait = later;
 		rc = reply.failed ? -ENOMEM : md_ctl_out_add(&c->out, reply.p ? reply.p : "",
 							     reply.len);
 		md_buf_free(&reply);
@@ -230,7 +237,7 @@ static void client_update(struct md_daemon *d, struct client *c)
 {
 	uint32_t want = 0;
 
-	if (md_ctl_out_pending(&c->out) == 0 &&
+	if (md_ctl_out_pending(&c->out) == 0 && !c->plan_wait &&
 	    (c->closing || (c->eof && !md_ctl_in_has_line(&c->in)))) {
 		client_close(d, c);
 		return;
@@ -289,6 +296,36 @@ static void client_ready(struct md_daemon *d, struct md_watch *w, uint32_t event
 	client_update(d, c);
 }
 
+/* ---- replies worked out off the loop (repair-plan) ---- */
+
+/* The reply to @a's repair-plan ends its wait; its next requests run. */
+static void plan_done(struct md_daemon *d, const struct md_plan_answer *a)
+{
+	struct client *c = a->owner;
+	struct md_buf reply = { 0 };
+	int64_t now = mono_ms();
+	int rc;
+
+	md_control_plan_reply(d, a, &reply);
+	rc = reply.failed ? -ENOMEM : md_ctl_out_add(&c->out, reply.p ? reply.p : "", reply.len);
+	md_buf_free(&reply);
+	c->plan_wait = false;
+	c->active_ms = now;
+	if (rc)
+		client_refuse(c, "error: reply too large or out of memory\n");
+	if (!client_flush(c, now)) {
+		client_close(d, c);
+		return;
+	}
+	client_update(d, c);
+	timer_arm(d, 0);	/* the idle sweep left it out while it waited */
+}
+
+struct md_plan_looks *md_control_looks(struct md_daemon *d)
+{
+	return d->ctl ? d->ctl->looks : NULL;
+}
+
 /* ---- the timer: deferred requests, idle clients ---- */
 
 static void timer_arm(struct md_daemon *d, int64_t in_ms)
@@ -343,6 +380,8 @@ static void timer_ready(struct md_daemon *d, struct md_watch *w, uint32_t events
 	for (int i = ctl->nclients - 1; i >= 0; i--) {
 		struct client *c = ctl->clients[i];
 
+		if (c->plan_wait)	/* not idle: waits for us, within PLAN_WAIT_S */
+			continue;
 		if (now - c->active_ms >= IDLE_TIMEOUT_MS) {
 			ctl->timed_out++;
 			log_info("control: %s (pid %d) idle for %d s: disconnected",
@@ -471,90 +510,44 @@ void md_control_stats(const struct md_daemon *d, struct md_control_stats *s)
 
 /* ---- the socket ---- */
 
-/* Is a live daemon answering at @path? */
-static bool someone_listens(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool live;
-
-	if (fd < 0)
-		return false;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	live = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	close(fd);
-	return live;
-}
-
 int md_control_start(struct md_daemon *d, const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct md_control *ctl;
-	char dir[PATH_MAX];
-	struct stat st;
-	int fd, rc;
+	struct md_control *ctl = calloc(1, sizeof(*ctl));
+	int rc;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		/* made if missing; refused if another user could swap the socket */
-		rc = map_dir_ensure(dir, 0755);
-		if (rc)
-			return rc;
-	}
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return -EEXIST;
-		if (someone_listens(path))
-			return -EADDRINUSE;
-		unlink(path);	/* left behind by a daemon that died */
-	}
-	ctl = calloc(1, sizeof(*ctl));
 	if (!ctl)
 		return -ENOMEM;
+	ctl->listen.fd = -1;
 	ctl->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (ctl->timer.fd < 0) {
-		rc = -errno;
-		free(ctl);
-		return rc;
-	}
-	ctl->timer.ready = timer_ready;
-	ctl->timer.arg = ctl;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		rc = -errno;
-		close(ctl->timer.fd);
-		free(ctl);
-		return rc;
-	}
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	/* Everyone may connect (status is public); requests are checked by
-	 * the peer's credentials, not by the file mode. */
-	mode_t old = umask(0);
-	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : -errno;
-	umask(old);
-	if (rc == 0 && listen(fd, 16) != 0)
-		rc = -errno;
-	if (rc == 0 && stat(path, &st) == 0)
-		ctl->ino = st.st_ino;
+	rc = ctl->timer.fd < 0 ? -errno : 0;
 	if (rc == 0) {
-		ctl->listen.fd = fd;
+		ctl->listen.fd = md_ctl_listen(path, &ctl->ino);
+		rc = ctl->listen.fd < 0 ? ctl->listen.fd : 0;
+	}
+	if (rc == 0) {
+		ctl->timer.ready = timer_ready;
+		ctl->timer.arg = ctl;
 		ctl->listen.ready = listen_ready;
 		ctl->listen.arg = ctl;
 		snprintf(ctl->path, sizeof(ctl->path), "%s", path);
-		rc = md_watch_add(d, &ctl->timer, EPOLLIN);
+		rc = md_plan_looks_start(d, plan_done, &ctl->looks);
+		if (rc == 0)
+			rc = md_watch_add(d, &ctl->timer, EPOLLIN);
 		if (rc == 0) {
 			rc = md_watch_add(d, &ctl->listen, EPOLLIN);
 			if (rc)
 				md_watch_del(d, &ctl->timer);
 		}
+		if (rc)
+			md_plan_looks_stop(d, ctl->looks);
 	}
 	if (rc) {
-		close(fd);
-		close(ctl->timer.fd);
+		if (ctl->listen.fd >= 0) {
+			close(ctl->listen.fd);
+			md_ctl_unlink(path, ctl->ino);
+		}
+		if (ctl->timer.fd >= 0)
+			close(ctl->timer.fd);
 		free(ctl);
 		return rc;
 	}
@@ -565,18 +558,17 @@ int md_control_start(struct md_daemon *d, const char *path)
 void md_control_stop(struct md_daemon *d)
 {
 	struct md_control *ctl = d->ctl;
-	struct stat st;
 
 	if (!ctl)
 		return;
 	while (ctl->nclients > 0)
 		client_close(d, ctl->clients[0]);
+	md_plan_looks_stop(d, ctl->looks);
 	md_watch_del(d, &ctl->listen);
 	close(ctl->listen.fd);
 	md_watch_del(d, &ctl->timer);
 	close(ctl->timer.fd);
-	if (stat(ctl->path, &st) == 0 && st.st_ino == ctl->ino)
-		unlink(ctl->path);
+	md_ctl_unlink(ctl->path, ctl->ino);
 	free(ctl);
 	d->ctl = NULL;
 }

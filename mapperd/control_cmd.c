@@ -13,7 +13,7 @@
 #include "log.h"
 #include "map_act.h"
 #include "pipeline.h"
-#include "repair_probe.h"
+#include "plan_look.h"
 #include "scheduler.h"
 
 #ifndef MAPPER_VERSION
@@ -329,49 +329,71 @@ static struct md_fs *target(struct md_daemon *d, const char *t, struct md_buf *o
 }
 
 /*
- * What mapctl repair --dry-run --json would say for @fs: the same planner
- * and document, nothing changed.  The plan comes from the main thread's
- * store connection and a fresh open of the mount (checked to be still the
- * same filesystem), both closed again: nothing is kept between requests.
+ * repair-plan: what mapctl repair --dry-run --json would say for @fs, the
+ * same planner and document, nothing changed.  What it needs from the
+ * filesystem itself (a fresh open of the mount, checked to be still @fs,
+ * and the probe of online repair) can wait as long as a frozen, suspended
+ * or failing device does, so it is found off the loop (plan_look.h) and
+ * the reply comes from md_control_plan_reply().
  */
-static void do_repair_plan(struct md_daemon *d, const struct md_fs *fs, struct md_buf *out)
+static void start_repair_plan(struct md_daemon *d, const struct md_fs *fs, struct md_buf *out,
+			      void *owner, bool *later)
 {
-	struct repair_plan plan = { 0 };
-	struct repair_caps caps;
-	struct map_fs *mfs = NULL;
-	bool only_is_data;
+	struct md_plan_looks *looks = md_control_looks(d);
 	int rc;
 
 	if (!d->st || !fs->fs_id) {
 		md_buf_printf(out, "error: the database cannot be read now\n");
 		return;
 	}
-	rc = map_fs_open(fs->mountpoint, &mfs);
-	if (rc == 0 && strcmp(map_fs_info(mfs)->uuid, fs->uuid) != 0)
-		rc = -MAP_EUNMOUNTED;
-	/* Not repair_plan_build(): its probe waits out a freeze (repair_probe.c). */
+	rc = looks ? md_plan_look_start(looks, fs->uuid, fs->mountpoint, owner) : -ENOTCONN;
 	if (rc == 0)
-		rc = md_repair_probe(map_fs_fd(mfs), &map_fs_info(mfs)->geo, &caps);
+		*later = true;
+	else if (rc == -EBUSY)
+		md_buf_printf(out, "error: no repair plan: an earlier look at this filesystem has "
+			      "not returned yet (frozen, or its device suspended or failing?); ask "
+			      "again later\n");
+	else if (rc == -EAGAIN)
+		md_buf_printf(out, "error: no repair plan: too many filesystems do not answer; ask "
+			      "again later\n");
+	else
+		md_buf_printf(out, "error: no repair plan: %s\n", map_strerror(rc));
+}
+
+/* The plan from the main thread's store connection and what the look found. */
+void md_control_plan_reply(struct md_daemon *d, const struct md_plan_answer *a,
+			   struct md_buf *out)
+{
+	struct md_fs *fs = md_fs_by_uuid(d, a->uuid);
+	struct repair_plan plan = { 0 };
+	bool only_is_data;
+	int rc = a->rc;
+
+	if (!fs || strcmp(fs->mountpoint, a->mountpoint) != 0)
+		rc = -MAP_EUNMOUNTED;	/* gone while we looked */
+	else if (!d->st || !fs->fs_id) {
+		md_buf_printf(out, "error: the database cannot be read now\n");
+		return;
+	}
 	if (rc == 0)
-		rc = repair_plan_collect(d->st, fs->fs_id, 0, &caps, &plan, &only_is_data);
+		rc = repair_plan_collect(d->st, fs->fs_id, 0, a->caps, &plan, &only_is_data);
 	if (rc == 0) {
 		struct map_json j;
 
 		md_json_start(&j, out);
 		map_json_obj(&j, NULL);
 		map_json_output_version(&j, "mapctl daemon repair-plan");
-		repair_plan_json(&j, &plan, &caps, fs->uuid, fs->mountpoint, true);
+		repair_plan_json(&j, &plan, a->caps, fs->uuid, fs->mountpoint, true);
 		map_json_end_obj(&j);
 		md_buf_printf(out, "\nok\n");
-	} else if (rc == -EBUSY) {
-		md_buf_printf(out, "error: no repair plan: the filesystem takes no repair request "
-			      "now (frozen?); ask again once it is thawed\n");
+	} else if (rc == -ETIMEDOUT) {
+		md_buf_printf(out, "error: no repair plan: the filesystem has not answered for %d "
+			      "s (frozen, or its device suspended or failing?); ask again later\n",
+			      PLAN_WAIT_S);
 	} else {
 		md_buf_printf(out, "error: no repair plan: %s\n", map_strerror(rc));
 	}
 	repair_plan_free(&plan);
-	if (mfs)
-		map_fs_close(mfs);
 }
 
 /* "ok: MSG" or "error: MSG" on one line.  MSG names a mount point, and a
@@ -398,7 +420,7 @@ static bool need_privilege(struct md_daemon *d, struct md_peer *peer, const char
 }
 
 void md_control_handle(struct md_daemon *d, struct md_peer *peer, const char *line,
-		       struct md_buf *out)
+		       struct md_buf *out, void *owner, bool *later)
 {
 	char cmd[16] = "", arg[16] = "";
 	const char *rest;
@@ -465,7 +487,7 @@ void md_control_handle(struct md_daemon *d, struct md_peer *peer, const char *li
 			return;
 		struct md_fs *fs = target(d, rest, out);
 		if (fs)
-			do_repair_plan(d, fs, out);
+			start_repair_plan(d, fs, out, owner, later);
 	} else if (!strcmp(cmd, "help")) {
 		md_buf_printf(out, "%sok\n", help_text);
 	} else {

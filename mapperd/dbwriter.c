@@ -179,7 +179,7 @@ static int write_once(struct map_store *st, struct md_spool_entry *e, int *nnew,
 
 void md_dbwriter_rehearse(struct md_dbwriter *w, struct md_spool_entry *e)
 {
-	int nnew;
+	int nnew = 0;	/* write_rows() adds to it */
 
 	/* Nothing to warm without a connection; a waiting spool is written
 	 * first, by the tick. */

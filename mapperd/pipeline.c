@@ -168,21 +168,13 @@ static void warm_read(struct map_fs *fs, const struct map_range_list *ranges, vo
 static void fs_request(struct md_pipeline *p, const char *uuid, const char *mountpoint, bool on,
 		       bool warm)
 {
+	struct dirwatch_req r = { .on = on, .warm = warm };
+
+	snprintf(r.uuid, sizeof(r.uuid), "%s", uuid);
+	snprintf(r.mountpoint, sizeof(r.mountpoint), "%s", mountpoint);
 	pthread_mutex_lock(&p->lock);
-	if (warm && p->ndwreqs == DIRWATCH_REQS) {
-		pthread_mutex_unlock(&p->lock);	/* only a head start: never in the way */
-		return;
-	}
-	if (p->ndwreqs == DIRWATCH_REQS) {	/* bounded: the oldest goes */
-		memmove(&p->dwreqs[0], &p->dwreqs[1], (DIRWATCH_REQS - 1) * sizeof(p->dwreqs[0]));
-		p->ndwreqs--;
-	}
-	struct dirwatch_req *r = &p->dwreqs[p->ndwreqs++];
-	snprintf(r->uuid, sizeof(r->uuid), "%s", uuid);
-	snprintf(r->mountpoint, sizeof(r->mountpoint), "%s", mountpoint);
-	r->on = on;
-	r->warm = warm;
-	pthread_cond_signal(&p->cond);
+	if (pipeline_fs_req_add(p->dwreqs, &p->ndwreqs, &r))
+		pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 }
 

@@ -57,7 +57,6 @@ struct scan_mark {
 	double metadata, media;		/* md_mono(); 0: never */
 };
 
-/* Start or stop a filesystem's directory index (main thread to worker). */
 /* Start or stop a filesystem's directory index, or make it ready for its
  * first report (main thread to worker). */
 struct dirwatch_req {
@@ -66,6 +65,9 @@ struct dirwatch_req {
 	bool on;
 	bool warm;			/* md_pipeline_warm: not about the index */
 };
+/* Add @r to the @n requests in @q (DIRWATCH_REQS at most, oldest first);
+ * false when it is dropped instead. */
+bool pipeline_fs_req_add(struct dirwatch_req *q, size_t *n, const struct dirwatch_req *r);
 
 struct md_pipeline {
 	pthread_t thread;

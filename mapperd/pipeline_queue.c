@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "daemon.h"
@@ -128,4 +129,28 @@ size_t pipeline_drop_queued(struct md_pipeline *p)
 	p->tail = NULL;
 	p->queued = p->queued_kmsg = 0;
 	return dropped;
+}
+
+/*
+ * When full, a warm-up is dropped (only a head start: never in the way), and
+ * any other request makes room by dropping the oldest warm-up, or the oldest
+ * request when none is queued.  Otherwise many filesystems appearing at once
+ * would cost the first ones their directory index for the later ones' warm-ups.
+ */
+bool pipeline_fs_req_add(struct dirwatch_req *q, size_t *n, const struct dirwatch_req *r)
+{
+	size_t out = 0;
+
+	if (*n == DIRWATCH_REQS) {
+		if (r->warm)
+			return false;
+		while (out < *n && !q[out].warm)
+			out++;
+		if (out == *n)
+			out = 0;
+		memmove(&q[out], &q[out + 1], (*n - out - 1) * sizeof(q[0]));
+		(*n)--;
+	}
+	q[(*n)++] = *r;
+	return true;
 }

@@ -59,12 +59,15 @@ static void handle(struct md_peer *peer, const char *line)
 {
 	struct md_buf out = { 0 };
 	char cmd[16] = "";
+	bool later = false;
 
 	/* reload re-reads files and restarts event sources: not a parser */
 	sscanf(line, " %15s", cmd);
 	if (peer->uid == 0 && strcmp(cmd, "reload") == 0)
 		return;
-	md_control_handle(&d, peer, line, &out);
+	md_control_handle(&d, peer, line, &out, NULL, &later);
+	if (later)
+		abort();	/* no filesystem, so no plan to work out */
 	/* Every reply ends with its status line. */
 	if (!out.failed && (out.len == 0 || out.p[out.len - 1] != '\n'))
 		abort();

@@ -36,35 +36,11 @@
  * answer at all while the filesystem stays frozen. */
 #define ANSWER_BOUND_S 60
 
-/* @line asked in a child, which is returned; it exits 0 on an ok reply
- * and 1 on an error reply that holds @want (NULL: anything), 3 on a reply
- * without it, 2 on none. */
-static pid_t ask_async(const char *line, const char *want)
-{
-	static char reply[1 << 20];
-	pid_t pid = fork();
-
-	REQUIRE(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int rc = mdt_request(line, reply, sizeof(reply));
-
-		printf("  %s -> %.300s%s", line, reply[0] ? reply : "(nothing)\n",
-		       strlen(reply) > 300 ? " ...\n" : "");
-		fflush(stdout);
-		if (rc < 0)
-			_exit(2);
-		if (want && !strstr(reply, want))
-			_exit(3);
-		_exit(rc == 0 ? 0 : 1);
-	}
-	return pid;
-}
-
-/* ask_async() waited for; -1 when the daemon has not answered within the
+/* mdt_ask_async() waited for; -1 when the daemon has not answered within the
  * bound (the child is killed). */
 static int ask(const char *line, const char *want)
 {
-	return tl_wait_or_kill(ask_async(line, want), ANSWER_BOUND_S);
+	return tl_wait_or_kill(mdt_ask_async(line, want), ANSWER_BOUND_S);
 }
 
 int main(int argc, char **argv)
@@ -97,7 +73,7 @@ int main(int argc, char **argv)
 	      "to test with", early);
 
 	/* 3. */
-	pid_t planner = ask_async("repair-plan " FX_MNT, "frozen");
+	pid_t planner = mdt_ask_async("repair-plan " FX_MNT, "frozen");
 	CHECK_INT(ask("status", NULL), 0);
 	CHECK_INT(ask("progress", NULL), 0);
 	/* Answered while still frozen: no plan, and why. */

@@ -42,6 +42,11 @@ void mdt_show_log(void);
 /* One request; the whole reply (final line included) in @reply.
  * Returns 0 for "ok...", 1 for "error: ...", -1 if the daemon did not answer. */
 int mdt_request(const char *line, char *reply, size_t len);
+/* @line asked in a forked child, whose pid is returned (a daemon that does
+ * not answer cannot hold up the test): it prints the reply and exits 0 on
+ * "ok", 1 on an error reply that holds @want (NULL: any), 3 on a reply
+ * without @want, 2 on none. */
+pid_t mdt_ask_async(const char *line, const char *want);
 /* The text that follows "KEY": in the "status json" object of the
  * filesystem mounted at @mnt (a static buffer), or NULL. */
 const char *mdt_status_field(const char *mnt, const char *key);
