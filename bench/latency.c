@@ -58,7 +58,7 @@ static uint64_t first_block(const char *path)
 	uint64_t phys;
 	uint32_t flags;
 
-	if (vt_file_extent(path, 0, &phys, &flags) != 0 ||
+	if (tl_file_extent(path, 0, &phys, &flags) != 0 ||
 	    (flags & (FIEMAP_EXTENT_SHARED | FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_NOT_ALIGNED |
 		      FIEMAP_EXTENT_DATA_INLINE)))
 		return 0;

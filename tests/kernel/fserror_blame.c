@@ -139,7 +139,7 @@ static void unreadable_mapping(int fan)
 /* Item 3: the stale writeback error that a hole punch's flush hands back. */
 static void stale_writeback_error(int fan)
 {
-	uint64_t blk1 = vt_file_physical(punched.path, BLK) / BLK;
+	uint64_t blk1 = tl_file_physical(punched.path, BLK) / BLK;
 	int fd = kt_open(punched.path, O_WRONLY);
 
 	kt_dust_add(DUST, blk1, 1);
@@ -184,12 +184,12 @@ static void two_writebacks(void *arg)
 static void no_merge(int fan)
 {
 	const char *fs = kt_fs_name(DEV);
-	uint64_t blk0 = vt_file_physical(merged.path, 0) / BLK;
+	uint64_t blk0 = tl_file_physical(merged.path, 0) / BLK;
 	char fair[32];
 	int fd = kt_open(merged.path, O_WRONLY);
 	int got;
 
-	REQUIRE(vt_file_physical(merged.path, BLK) == (blk0 + 1) * BLK,
+	REQUIRE(tl_file_physical(merged.path, BLK) == (blk0 + 1) * BLK,
 		"%s: blocks 0 and 1 are not next to each other on disk", merged.path);
 	kt_dust_add(DUST, blk0, 1);
 	kt_write_block(fd, 0, 'b');	/* overwrite: the disk fails it */

@@ -216,12 +216,12 @@ static void populate(void)
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		identify(files[i]);
-		files[i]->blk = vt_file_physical(files[i]->path, files[i]->offset) / BLK;
+		files[i]->blk = tl_file_physical(files[i]->path, files[i]->offset) / BLK;
 	}
 	identify(&dirio);
 	identify(&dircorrupt);
-	dirio.blk = kt_fork_physical(dirio.path, 0) / BLK;
-	dircorrupt.blk = kt_fork_physical(dircorrupt.path, 0) / BLK;
+	dirio.blk = tl_fork_physical(dirio.path, 0, false) / BLK;
+	dircorrupt.blk = tl_fork_physical(dircorrupt.path, 0, false) / BLK;
 
 	struct statfs sfs;
 	REQUIRE(statfs(MNT, &sfs) == 0, "statfs: %s", strerror(errno));

@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 	kt_ino_gen(media.path, &media.ino, &media.gen);
 	kt_ino_gen(mapping.path, &mapping.ino, &mapping.gen);
 	kt_ino_gen(core.path, &core.ino, &core.gen);
-	kt_dust_add(DUST, vt_file_physical(media.path, 0) / BLK, 0);
+	kt_dust_add(DUST, tl_file_physical(media.path, 0) / BLK, 0);
 	tl_umount(MNT);
 	break_mapping(&mapping);
 	break_core(&core);

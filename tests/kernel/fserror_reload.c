@@ -266,7 +266,7 @@ static void writeback_then_unloadable(int fan, unsigned long long daddr)
 
 	mark_dontcache(fd, gone.path);
 	write_back_all();
-	kt_dust_add(DUST, vt_file_physical(gone.path, 0) / BLK, 1);
+	kt_dust_add(DUST, tl_file_physical(gone.path, 0) / BLK, 1);
 	kt_write_block(fd, 0, 'g');
 	/* the inode is in memory while the file is open: nothing reads the block */
 	top_table(daddr, true);
@@ -318,8 +318,8 @@ static void sync_bound(int fan, unsigned long long daddr)
 	mark_dontcache(fds[0], slow1.path);
 	mark_dontcache(fds[1], slow2.path);
 	write_back_all();
-	kt_dust_add(DUST, vt_file_physical(slow1.path, 0) / BLK, 1);
-	kt_dust_add(DUST, vt_file_physical(slow2.path, 0) / BLK, 1);
+	kt_dust_add(DUST, tl_file_physical(slow1.path, 0) / BLK, 1);
+	kt_dust_add(DUST, tl_file_physical(slow2.path, 0) / BLK, 1);
 	kt_write_block(fds[0], 0, 's');
 	kt_write_block(fds[1], 0, 's');
 	top_table(daddr, false);

@@ -68,7 +68,7 @@ static void populate(void)
 		struct file *f = &files[i];
 
 		kt_ino_gen(f->path, &f->ino, &f->gen);
-		kt_dust_add(DUST, vt_file_physical(f->path, 0) / BLK, 0);
+		kt_dust_add(DUST, tl_file_physical(f->path, 0) / BLK, 0);
 	}
 }
 

@@ -150,30 +150,6 @@ uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino)
 	return daddr;
 }
 
-uint64_t kt_fork_physical(const char *path, uint64_t offset)
-{
-	enum { NMAP = 64 };
-	struct getbmapx map[NMAP + 1];
-	int fd = kt_open(path, O_RDONLY);
-	int64_t bb = (int64_t)(offset / 512);
-
-	memset(map, 0, sizeof(map));
-	map[0].bmv_offset = 0;
-	map[0].bmv_length = -1;
-	map[0].bmv_count = NMAP + 1;
-	REQUIRE(ioctl(fd, XFS_IOC_GETBMAPX, map) == 0, "GETBMAPX %s: %s", path, strerror(errno));
-	close(fd);
-	for (int i = 1; i <= map[0].bmv_entries; i++) {
-		if (map[i].bmv_block < 0 || bb < map[i].bmv_offset ||
-		    bb >= map[i].bmv_offset + map[i].bmv_length)
-			continue;
-		return (uint64_t)(map[i].bmv_block + (bb - map[i].bmv_offset)) * 512 +
-		       offset % 512;
-	}
-	REQUIRE(false, "%s has no block at byte %llu", path, (unsigned long long)offset);
-	return 0;
-}
-
 /* All output of a shell command, malloc'd. */
 static char *capture(const char *cmd)
 {

@@ -42,9 +42,6 @@ void kt_write_block(int fd, off_t blk, char fill);
 void kt_pin_to_cpu0(void);
 /* FICLONE the whole of @src into a new file @dst. */
 void kt_reflink(const char *src, const char *dst);
-/* Physical byte address of the block at byte @offset of any inode's data
- * fork (XFS_IOC_GETBMAPX, works on directories). */
-uint64_t kt_fork_physical(const char *path, uint64_t offset);
 /* Disk address (512-byte sectors) of the first leaf of the data fork
  * mapping btree of inode @ino on the unmounted @dev (xfs_db); the fork must
  * be in btree format. */

@@ -155,7 +155,7 @@ static uint64_t reshape(void)
 	REQUIRE(rename(d->path, P_DIR "/f55") == 0, "rename %s: %s", d->path, strerror(errno));
 	snprintf(d->path, sizeof(d->path), P_DIR "/f55");
 	tl_must("sync");
-	return kt_fork_physical(P_DIR, 0) / IC_FS_BLOCK;
+	return tl_fork_physical(P_DIR, 0, false) / IC_FS_BLOCK;
 }
 
 /*

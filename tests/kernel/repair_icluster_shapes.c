@@ -246,7 +246,7 @@ static void round_reflink(const char *backing)
 			uint64_t phys;
 			uint32_t flags = 0;
 
-			rc = vt_file_extent(f->path, off, &phys, &flags);
+			rc = tl_file_extent(f->path, off, &phys, &flags);
 			CHECK(rc == 0 && !!(flags & FIEMAP_EXTENT_SHARED) == want,
 			      "%s at %zu: rc %d flags 0x%x, expected %sshared", f->path, off, rc,
 			      flags, want ? "" : "not ");

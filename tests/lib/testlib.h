@@ -2,13 +2,14 @@
 /*
  * What every kind of test needs (tests/lib, linked by the unit, vm, kernel
  * and mapperd tests): shell commands, mkfs and mount, clocks, temporary
- * folders, children, reads that reach the disk.  Checks are in check.h.  A
- * failure that leaves the test nothing to go on REQUIREs; the others return
- * an error.
+ * folders, children, reads that reach the disk, where a file's blocks are.
+ * Checks are in check.h.  A failure that leaves the test nothing to go on
+ * REQUIREs; the others return an error.
  */
 #ifndef MAPPER_TESTLIB_H
 #define MAPPER_TESTLIB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -69,5 +70,17 @@ int tl_wait_or_kill(pid_t pid, double secs);
 void tl_evict(const char *path);
 /* Evict @path, then read its 4 KiB at @off: 0 or the errno the read got. */
 int tl_read_block(const char *path, uint64_t off);
+
+/* ---- where a file's bytes are on the device (blocks.c) ---- */
+
+/* From FIEMAP (file data synced first): the device byte that holds byte
+ * @offset of @path, and the extent's FIEMAP_EXTENT_* flags (may be NULL).
+ * 0, -ENOENT when no extent holds @offset (a hole), or -errno. */
+int tl_file_extent(const char *path, uint64_t offset, uint64_t *physical, uint32_t *flags);
+/* The same device byte; anything but an answer stops the test. */
+uint64_t tl_file_physical(const char *path, uint64_t offset);
+/* The device byte of byte @offset of @path's data fork, or of its attribute
+ * fork (XFS_IOC_GETBMAPX: any inode, directories too); a hole stops the test. */
+uint64_t tl_fork_physical(const char *path, uint64_t offset, bool attr_fork);
 
 #endif

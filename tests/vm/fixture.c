@@ -11,11 +11,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include <xfs/xfs.h>
-
 #include "check.h"
 #include "fixture.h"
-#include "vmtest.h"
+#include "testlib.h"
 
 static char fx_dev[256];
 
@@ -190,61 +188,44 @@ void fx_build_tree(void)
 
 /* ---- ground truth ---- */
 
+/* @rel under the fixture's mount point, in @path. */
+static void fx_path(char *path, size_t len, const char *rel)
+{
+	snprintf(path, len, "%s/%s", FX_MNT, rel);
+}
+
 uint64_t fx_file_physical(const char *rel, uint64_t offset)
 {
 	char path[4096];
 
-	snprintf(path, sizeof(path), "%s/%s", FX_MNT, rel);
-	return vt_file_physical(path, offset);
-}
-
-/* Device byte of the block at offset 0 of a fork of @rel (GETBMAPX). */
-/* Device byte of byte @offset of a fork of @rel (GETBMAPX). */
-static uint64_t fork_block(const char *rel, int flags, int iflags, uint64_t offset)
-{
-	struct getbmapx map[65];
-	int fd = open_rel(rel, O_RDONLY | flags);
-	int64_t sector = (int64_t)(offset / 512);
-
-	memset(map, 0, sizeof(map));
-	map[0].bmv_length = -1;
-	map[0].bmv_count = 65;
-	map[0].bmv_iflags = BMV_IF_NO_HOLES | iflags;
-	REQUIRE(ioctl(fd, XFS_IOC_GETBMAPX, map) == 0, "GETBMAPX %s: %s", rel, strerror(errno));
-	close(fd);
-	for (int i = 1; i <= map[0].bmv_entries; i++)
-		if (map[i].bmv_block >= 0 && sector >= map[i].bmv_offset &&
-		    sector < map[i].bmv_offset + map[i].bmv_length)
-			return (uint64_t)(map[i].bmv_block + sector - map[i].bmv_offset) * 512;
-	REQUIRE(0, "%s has no %s block at byte %llu (entries %d)", rel,
-		iflags & BMV_IF_ATTRFORK ? "attribute" : "data", (unsigned long long)offset,
-		map[0].bmv_entries);
-	return 0;
-}
-
-static uint64_t fork_first_block(const char *rel, int flags, int iflags)
-{
-	return fork_block(rel, flags, iflags, 0);
+	fx_path(path, sizeof(path), rel);
+	return tl_file_physical(path, offset);
 }
 
 uint64_t fx_dir_first_block(const char *rel)
 {
-	return fork_first_block(rel, O_DIRECTORY, 0);
+	return fx_dir_block(rel, 0);
 }
 
 uint64_t fx_dir_block(const char *rel, uint64_t offset)
 {
-	return fork_block(rel, O_DIRECTORY, 0, offset);
+	char path[4096];
+
+	fx_path(path, sizeof(path), rel);
+	return tl_fork_physical(path, offset, false);
 }
 
 uint64_t fx_attr_first_block(const char *rel)
 {
-	return fork_first_block(rel, 0, BMV_IF_ATTRFORK);
+	return fx_attr_block(rel, 0);
 }
 
 uint64_t fx_attr_block(const char *rel, uint64_t offset)
 {
-	return fork_block(rel, 0, BMV_IF_ATTRFORK, offset);
+	char path[4096];
+
+	fx_path(path, sizeof(path), rel);
+	return tl_fork_physical(path, offset, true);
 }
 
 uint64_t fx_ino(const char *rel)
