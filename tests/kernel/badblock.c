@@ -24,9 +24,9 @@
 
 void bb_setup(const char *backing, const char *mkfs_opts)
 {
-	kt_allow_small_fs(BB_DEV);
+	tl_allow_small_fs(BB_DEV);
 	kt_dust_create(BB_DUST, backing);
-	kt_mkfs(BB_DEV, mkfs_opts);
+	tl_mkfs(BB_DEV, "%s %s", vt_features(), mkfs_opts);
 	tl_mount(BB_DEV, BB_MNT, NULL);
 }
 

@@ -217,9 +217,9 @@ int main(int argc, char **argv)
 	char want[160];
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, "");
+	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
 	kt_write_file(core.path, BLK, 2, true);
 	write_fragmented(mapped.path);

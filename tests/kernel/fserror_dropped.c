@@ -47,8 +47,8 @@ int main(int argc, char **argv)
 	uint32_t gen;
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s", vt_features());
 	tl_mount(dev, MNT, NULL);
 
 	int fd = kt_open(FILE_PATH, O_RDWR | O_CREAT | O_TRUNC);

@@ -792,9 +792,9 @@ int main(int argc, char **argv)
 	static const char *const events[] = { "xfs:xfs_file_ioerror" };
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, "-d agcount=4");
+	tl_mkfs(DEV, "%s -d agcount=4", vt_features());
 	tl_mount(DEV, MNT, NULL);
 	populate();
 	clean_workload();

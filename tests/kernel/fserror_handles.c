@@ -163,9 +163,9 @@ int main(int argc, char **argv)
 	struct stat st;
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, "");
+	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
 	kt_write_file(media.path, 4 * BLK, 1, true);
 	write_fragmented(mapping.path);

@@ -73,8 +73,8 @@ int main(int argc, char **argv)
 	struct kt_fserror ev[8];
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s", vt_features());
 	tl_mount(dev, MNT, "uquota");
 	fragment_quota_file();
 	tl_umount(MNT);

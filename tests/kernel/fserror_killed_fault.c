@@ -116,9 +116,9 @@ int main(int argc, char **argv)
 	int status;
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, "");
+	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
 	kt_write_file(FILE_PATH, NBLOCKS * BLK, 3, true);
 	kt_ino_gen(FILE_PATH, &ino, &gen);

@@ -361,13 +361,13 @@ int main(int argc, char **argv)
 	unsigned long long gone_daddr, slow_daddr;
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
 	dev_sectors = strtoull(tl_out("blockdev --getsz %s", backing), NULL, 10);
 	REQUIRE(dev_sectors > 0, "cannot size %s", backing);
 	tl_must("dmsetup create %s --table '0 %llu linear /dev/mapper/%s 0'", TOP, dev_sectors,
 		DUST);
-	kt_mkfs(DEV, "");
+	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
 	kt_write_file(gone.path, BLK, 1, true);
 	kt_write_file(slow1.path, BLK, 2, true);

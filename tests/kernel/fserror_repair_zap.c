@@ -75,8 +75,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s", vt_features());
 	tl_mount(dev, MNT, NULL);
 	kt_write_file(FILE_PATH, 64 * 1024, 11, true);
 	kt_ino_gen(FILE_PATH, &ino, &gen);

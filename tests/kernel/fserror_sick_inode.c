@@ -79,8 +79,8 @@ int main(int argc, char **argv)
 	uint32_t gen;
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "-d agcount=4,size=256m");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s -d agcount=4,size=256m", vt_features());
 	tl_mount(dev, MNT, NULL);
 	REQUIRE(mkdir(DIR, 0755) == 0, "mkdir: %s", strerror(errno));
 	for (int i = 0; i < 10; i++) {

@@ -143,9 +143,9 @@ int main(int argc, char **argv)
 	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, "");
+	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
 	populate();
 	tl_umount(MNT);

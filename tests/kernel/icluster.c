@@ -126,7 +126,7 @@ void ic_setup(struct ic_fs *fs, const char *backing, int dir_index, const char *
 /* bb_setup() for a V4 filesystem: no profile features. */
 static void setup_v4(const char *backing, const char *mkfs_opts)
 {
-	kt_allow_small_fs(BB_DEV);
+	tl_allow_small_fs(BB_DEV);
 	kt_dust_create(BB_DUST, backing);
 	tl_must("mkfs.xfs -q -f %s %s", mkfs_opts, BB_DEV);
 	tl_mount(BB_DEV, BB_MNT, NULL);

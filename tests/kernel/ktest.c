@@ -19,23 +19,11 @@
 
 #include "ktest.h"
 #include "map_scrub.h"
-#include "vmtest.h"
+#include "testlib.h"
 
 #include "kt_require.h"
 
 #define TRACEFS "/sys/kernel/tracing"
-
-void kt_allow_small_fs(const char *dev)
-{
-	setenv("TEST_DIR", "/tmp", 1);
-	setenv("TEST_DEV", dev, 1);
-	setenv("QA_CHECK_FS", "xfs", 1);
-}
-
-void kt_mkfs(const char *dev, const char *opts)
-{
-	tl_must("mkfs.xfs -q -f %s %s %s", vt_features(), opts, dev);
-}
 
 int kt_open(const char *path, int flags)
 {

@@ -14,12 +14,6 @@
 #include <sys/types.h>
 #include <xfs/xfs.h>
 
-/* Let mkfs.xfs 6.1 make filesystems below 300 MB (its fstests switch). */
-void kt_allow_small_fs(const char *dev);
-/* mkfs.xfs -f with the profile's features (vt_features()) and @opts on @dev,
- * quietly; stops the test on failure. */
-void kt_mkfs(const char *dev, const char *opts);
-
 /* open() that stops the test on failure. */
 int kt_open(const char *path, int flags);
 /* XFS_IOC_FSGEOMETRY on any file of the filesystem. */

@@ -41,8 +41,8 @@ static void xfs_workload(const char *dev)
 	uint32_t gen, oflags;
 	const uint32_t force = XFS_SCRUB_IFLAG_REPAIR | XFS_SCRUB_IFLAG_FORCE_REBUILD;
 
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s", vt_features());
 	tl_mount(dev, MNT, NULL);
 	tl_must("mkdir -p " MNT "/dir");
 	for (int i = 0; i < 40; i++) {

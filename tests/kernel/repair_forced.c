@@ -211,8 +211,8 @@ int main(int argc, char **argv)
 	char flags[128];
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "-d agcount=4,size=256m");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s -d agcount=4,size=256m", vt_features());
 	tl_mount(dev, MNT, MNT_OPTS);
 	kt_populate(MNT, FILES_PER_AG, &pop);
 	char *before = kt_checksums(MNT);

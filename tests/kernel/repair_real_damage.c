@@ -149,8 +149,8 @@ int main(int argc, char **argv)
 	struct kt_population pop;
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "-d agcount=4,size=256m");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s -d agcount=4,size=256m", vt_features());
 	tl_mount(dev, MNT, NULL);
 	kt_populate(MNT, 400, &pop);
 	char *before = kt_checksums(MNT);

@@ -121,8 +121,8 @@ int main(int argc, char **argv)
 	struct xfs_fsop_geom geo;
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "-d agcount=4,size=256m");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s -d agcount=4,size=256m", vt_features());
 	tl_mount(dev, MNT, "uquota,gquota,pquota");
 	kt_populate(MNT, 200, &pop);
 	char *before = kt_checksums(MNT);

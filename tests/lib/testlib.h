@@ -25,6 +25,10 @@ const char *tl_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- filesystems (fs.c); each stops the test on failure ---- */
 
+/* Let mkfs.xfs 6.1 make filesystems below 300 MB on @dev (its fstests switch). */
+void tl_allow_small_fs(const char *dev);
+/* mkfs.xfs -q -f with the options @fmt formats on @dev. */
+void tl_mkfs(const char *dev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* mkfs.xfs -f with the given options on dev and mount it at mnt (created). */
 void tl_mkfs_mount(const char *dev, const char *mkfs_opts, const char *mnt);
 /* mount [-o @opts] @dev @mnt (created). */

@@ -22,18 +22,18 @@ void fx_setup(const char *dev, const char *mkfs_opts)
 	snprintf(fx_dev, sizeof(fx_dev), "%s", dev);
 	setenv("DM_DISABLE_UDEV", "1", 1);
 	tl_must("dmsetup create dust --table \"0 $(blockdev --getsz %s) dust %s 0 4096\"", dev, dev);
-	tl_must("mkfs.xfs -q -f %s %s", mkfs_opts, FX_DUST);
+	tl_mkfs(FX_DUST, "%s", mkfs_opts);
 	fx_mount();
 }
 
 void fx_mount(void)
 {
-	tl_must("mkdir -p %s && mount %s %s", FX_MNT, FX_DUST, FX_MNT);
+	tl_mount(FX_DUST, FX_MNT, NULL);
 }
 
 void fx_umount(void)
 {
-	tl_must("umount %s", FX_MNT);
+	tl_umount(FX_MNT);
 }
 
 void fx_add_bad_blocks(const uint64_t *blocks, int n)
