@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 			(unsigned long long)(t.physical / 4096));
 		tl_evict(path);
 		double t_read = tl_mono();
-		int err = mdt_read_file(path);
+		int err = tl_read_file(path);
 		/* the clock starts when the reader has its EIO: the kernel may
 		 * report the error before the read returns (retries, readahead) */
 		double t0 = tl_mono();

@@ -196,7 +196,7 @@ static void no_merge(int fan)
 	kt_write_block(fd, 1, 'b');	/* overwrite: mapped at once */
 	kt_write_block(fd, 2, 'b');	/* hole: cannot be mapped below */
 	kt_errortag(fs, "reduce_max_iextents", 1);
-	snprintf(fair, sizeof(fair), "%s", kt_read_str(FAIR_SERVER_CPU0));
+	tl_slurp(FAIR_SERVER_CPU0, fair, sizeof(fair));
 	kt_solo_begin();
 	/* the completion worker must not run between the two writebacks */
 	kt_write_str(FAIR_SERVER_CPU0, "0");

@@ -200,18 +200,6 @@ void kt_write_str(const char *path, const char *value)
 	close(fd);
 }
 
-const char *kt_read_str(const char *path)
-{
-	static char buf[4096];
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return buf;
-}
-
 void kt_errortag(const char *fs_name, const char *tag, unsigned int value)
 {
 	char path[256], val[16];
@@ -343,15 +331,24 @@ static char saved_rt_runtime[32];
 /* Keep the contents of a small sysfs/procfs file in @dst to restore later. */
 static void save_str(char *dst, size_t size, const char *path)
 {
-	const char *value = kt_read_str(path);
+	char value[4096];
 
+	tl_slurp(path, value, sizeof(value));
 	REQUIRE(strlen(value) < size, "%s: %s", path, value);
 	memcpy(dst, value, strlen(value) + 1);
 }
 
+static bool cpu1_online(void)
+{
+	char on[8];
+
+	tl_slurp(CPU1_ONLINE, on, sizeof(on));
+	return on[0] == '1';
+}
+
 void kt_solo_begin(void)
 {
-	REQUIRE(kt_read_str(CPU1_ONLINE)[0] == '1', "the guest has no second CPU online");
+	REQUIRE(cpu1_online(), "the guest has no second CPU online");
 	save_str(saved_rt_runtime, sizeof(saved_rt_runtime), RT_RUNTIME);
 	kt_write_str(RT_RUNTIME, "-1");
 	kt_write_str(CPU1_ONLINE, "0");
@@ -434,7 +431,7 @@ static void hog(void *arg, int ready)
 
 void kt_hold_unbound_workers(unsigned int seconds)
 {
-	REQUIRE(kt_read_str(CPU1_ONLINE)[0] == '1', "the guest has no second CPU online");
+	REQUIRE(cpu1_online(), "the guest has no second CPU online");
 	save_str(saved_wq_cpumask, sizeof(saved_wq_cpumask), WQ_CPUMASK);
 	save_str(saved_rt_runtime, sizeof(saved_rt_runtime), RT_RUNTIME);
 	save_str(saved_fair_server, sizeof(saved_fair_server), FAIR_SERVER_CPU1);

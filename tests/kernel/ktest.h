@@ -50,8 +50,6 @@ char kt_task_state(pid_t pid);
 
 /* Echo @value into a sysfs/procfs/tracefs file; stops the test on failure. */
 void kt_write_str(const char *path, const char *value);
-/* Read a small text file into a static buffer ("" on failure). */
-const char *kt_read_str(const char *path);
 /* Set the XFS errortag @tag (e.g. "force_repair") of filesystem @fs_name. */
 void kt_errortag(const char *fs_name, const char *tag, unsigned int value);
 

@@ -29,3 +29,20 @@ int tl_read_block(const char *path, uint64_t off)
 	close(fd);
 	return err;
 }
+
+int tl_read_file(const char *path)
+{
+	static char buf[1 << 16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = errno;
+	close(fd);
+	return err;
+}

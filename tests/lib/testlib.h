@@ -2,7 +2,8 @@
 /*
  * What every kind of test needs (tests/lib, linked by the unit, vm, kernel
  * and mapperd tests): shell commands, mkfs and mount, clocks, temporary
- * folders, children, reads that reach the disk, where a file's blocks are.
+ * folders, children, small files read whole, reads that reach the disk,
+ * where a file's blocks are.
  * Checks are in check.h.  A failure that leaves the test nothing to go on
  * REQUIREs; the others return an error.
  */
@@ -68,12 +69,24 @@ int tl_wait_child(pid_t pid, double secs);
 /* The same; a child still running then is killed (SIGKILL) and reaped. */
 int tl_wait_or_kill(pid_t pid, double secs);
 
+/* ---- small files read whole (file.c) ---- */
+
+/* @path's contents (at most @len - 1 bytes) in @buf, NUL-terminated: the
+ * bytes read, or -1 (and "") when it cannot be opened. */
+ssize_t tl_slurp(const char *path, char *buf, size_t len);
+/* The whole of @path, malloc'd and NUL-terminated, its length in @len (may
+ * be NULL); a file that cannot be read stops the test. */
+char *tl_slurp_alloc(const char *path, size_t *len);
+
 /* ---- reads that reach the disk (io.c) ---- */
 
 /* Write back @path's dirty pages and drop its cached ones. */
 void tl_evict(const char *path);
 /* Evict @path, then read its 4 KiB at @off: 0 or the errno the read got. */
 int tl_read_block(const char *path, uint64_t off);
+/* Read the whole of @path (from the cache or the disk): 0 or the errno the
+ * read failed with. */
+int tl_read_file(const char *path);
 
 /* ---- where a file's bytes are on the device (blocks.c) ---- */
 

@@ -114,7 +114,7 @@ static void expect_finding(const char *what, const char *path, const char *rel, 
 
 	tl_evict(path);
 	double t0 = tl_mono();
-	int err = mdt_read_file(path);
+	int err = tl_read_file(path);
 	CHECK(err == EIO, "%s: reading %s: %s, expected EIO", what, path, strerror(err));
 	double latency = mdt_wait_finding(match, &w, t0, 10, &f);
 	CHECK(latency >= 0, "%s: no finding for %s offset %llu within 10 s", what, rel,

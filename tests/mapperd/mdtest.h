@@ -89,7 +89,5 @@ long mdt_rss_kib(pid_t pid);
 
 /* Drop the page cache so the next read goes to the disk. */
 void mdt_drop_caches(void);
-/* Read a whole file; 0 or the errno the read failed with. */
-int mdt_read_file(const char *path);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "store_fixture.h"
+#include "testlib.h"
 
 int64_t sf_add_finding(struct map_store *st, int64_t fs_id, const char *kind, uint64_t ino,
 		       uint32_t mode, const char *path)
@@ -29,16 +30,6 @@ int64_t sf_add_finding(struct map_store *st, int64_t fs_id, const char *kind, ui
 	return f.id;
 }
 
-void sf_slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-}
-
 struct sf_result *sf_run_mapctl(const char *mapctl, const char *dir, const char *prefix,
 				const char *args)
 {
@@ -51,7 +42,7 @@ struct sf_result *sf_run_mapctl(const char *mapctl, const char *dir, const char 
 		 prefix ? "; " : "", mapctl, args, out, err);
 	int st = system(cmd);
 	r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	sf_slurp(out, r.out, sizeof(r.out));
-	sf_slurp(err, r.err, sizeof(r.err));
+	tl_slurp(out, r.out, sizeof(r.out));
+	tl_slurp(err, r.err, sizeof(r.err));
 	return &r;
 }

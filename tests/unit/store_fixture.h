@@ -16,9 +16,6 @@
 int64_t sf_add_finding(struct map_store *st, int64_t fs_id, const char *kind, uint64_t ino,
 		       uint32_t mode, const char *path);
 
-/* @path's contents (at most @len - 1 bytes) in @buf, NUL-terminated; "" if unreadable. */
-void sf_slurp(const char *path, char *buf, size_t len);
-
 /* What a run of mapctl gave: exit status (128 if it did not exit), its output. */
 struct sf_result {
 	int rc;

@@ -27,27 +27,6 @@ struct result {
 	size_t outlen;
 };
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t n = 0;
-
-	REQUIRE(f, "%s", path);
-	REQUIRE(fseek(f, 0, SEEK_END) == 0, "seek");
-	long size = ftell(f);
-	REQUIRE(size >= 0, "ftell");
-	rewind(f);
-	buf = malloc((size_t)size + 1);
-	REQUIRE(buf, "malloc");
-	n = fread(buf, 1, (size_t)size, f);
-	buf[n] = '\0';
-	fclose(f);
-	if (len)
-		*len = n;
-	return buf;
-}
-
 static void result_free(struct result *r)
 {
 	free(r->out);
@@ -65,8 +44,8 @@ static void run(struct result *r, const char *args)
 	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s </dev/null", mapctl, args, out, err);
 	int st = system(cmd);
 	r->rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	r->out = slurp(out, &r->outlen);
-	r->err = slurp(err, NULL);
+	r->out = tl_slurp_alloc(out, &r->outlen);
+	r->err = tl_slurp_alloc(err, NULL);
 }
 
 static int lines(const char *s)

@@ -63,7 +63,7 @@ static const char *jq(const char *file, const char *filter)
 	snprintf(cmd, sizeof(cmd), "jq -r '%s' %s > %s 2>&1", filter, file, path);
 	if (system(cmd) != 0)
 		return "(jq failed)";
-	sf_slurp(path, out, sizeof(out));
+	tl_slurp(path, out, sizeof(out));
 	out[strcspn(out, "\n")] = '\0';
 	return out;
 }
@@ -305,7 +305,7 @@ static void test_daemon(void)
 	for (int i = 0; i < DAEMON_START_SECS * 10 && stat(sock, &st) != 0; i++)
 		usleep(100000);
 	char said[4096];
-	sf_slurp(log, said, sizeof(said));
+	tl_slurp(log, said, sizeof(said));
 	CHECK(stat(sock, &st) == 0, "mapperd did not open %s: %s", sock, said);
 	if (stat(sock, &st) != 0) {
 		tl_sh("kill $(cat %s)", pidf);

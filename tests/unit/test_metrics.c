@@ -289,9 +289,9 @@ static void test_output(const char *db)
 	REQUIRE(stat(prom, &sb) == 0, "stat %s", prom);
 	CHECK((sb.st_mode & 07777) == 0644, "mode %o", (unsigned int)(sb.st_mode & 07777));
 	CHECK(lstat(tmp, &sb) < 0 && errno == ENOENT, "%s is left", tmp);
-	sf_slurp(prom, got, sizeof(got));
+	tl_slurp(prom, got, sizeof(got));
 	check_lines(got);
-	sf_slurp(victim, got, sizeof(got));
+	tl_slurp(victim, got, sizeof(got));
 	CHECK_STR(got, "precious\n");
 
 	/* A folder that cannot be written: exit 2, FILE untouched. */
@@ -437,7 +437,7 @@ static void test_no_database(void)
 	r = run(NULL, args);
 	CHECK_INT(r->rc, 0);
 	CHECK(r->err[0] == '\0', "stderr: %s", r->err);
-	sf_slurp(prom, got, sizeof(got));
+	tl_slurp(prom, got, sizeof(got));
 	check_no_samples(got);
 	CHECK(stat(db, &sb) < 0 && errno == ENOENT, "a database was made at %s", db);
 }
