@@ -225,10 +225,10 @@ int main(int argc, char **argv)
 	write_fragmented(mapped.path);
 	kt_write_file(punched.path, 4 * BLK, 4, true);
 	write_merged();
-	kt_ino_gen(core.path, &core.ino, &core.gen);
-	kt_ino_gen(mapped.path, &mapped.ino, &mapped.gen);
-	kt_ino_gen(punched.path, &punched.ino, &punched.gen);
-	kt_ino_gen(merged.path, &merged.ino, &merged.gen);
+	tl_ino_gen(core.path, &core.ino, &core.gen);
+	tl_ino_gen(mapped.path, &mapped.ino, &mapped.gen);
+	tl_ino_gen(punched.path, &punched.ino, &punched.gen);
+	tl_ino_gen(merged.path, &merged.ino, &merged.gen);
 	tl_umount(MNT);
 
 	break_core(&core);

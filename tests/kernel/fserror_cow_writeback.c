@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	kt_write_file(ORIG, 16 * BLK, 9, true);
 	kt_reflink(ORIG, COPY);
 	sync();
-	kt_ino_gen(COPY, &ino, &gen);
+	tl_ino_gen(COPY, &ino, &gen);
 	char *orig_before = strdup(tl_out("sha256sum " ORIG));
 
 	uint64_t nfree = fail_free_space();

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < EXTENTS; i++)
 		kt_write_block(fd, 2 * i, 'a');
 	REQUIRE(fsync(fd) == 0, "fsync: %s", strerror(errno));
-	kt_ino_gen(FILE_PATH, &ino, &gen);
+	tl_ino_gen(FILE_PATH, &ino, &gen);
 
 	kt_write_block(fd, 0, 'b');	/* overwrite: mapped at once */
 	kt_write_block(fd, 1, 'c');	/* hole: delayed allocation */

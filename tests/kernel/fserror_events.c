@@ -110,7 +110,7 @@ static void identify(struct victim *v)
 	} h;
 	int mount_id;
 
-	kt_ino_gen(v->path, &v->ino, &v->gen);
+	tl_ino_gen(v->path, &v->ino, &v->gen);
 	h.fh.handle_bytes = sizeof(h.bytes);
 	REQUIRE(name_to_handle_at(AT_FDCWD, v->path, &h.fh, &mount_id, 0) == 0,
 		"name_to_handle_at %s: %s", v->path, strerror(errno));
@@ -200,7 +200,7 @@ static void populate(void)
 
 		snprintf(dir, sizeof(dir), MNT "/inodes%d", d);
 		REQUIRE(mkdir(dir, 0755) == 0, "mkdir %s: %s", dir, strerror(errno));
-		kt_ino_gen(dir, &ino, &gen);
+		tl_ino_gen(dir, &ino, &gen);
 		if (ino_agno(&geo, ino) == 0)
 			continue;
 		inobt_agno = ino_agno(&geo, ino);

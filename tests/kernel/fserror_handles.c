@@ -170,9 +170,9 @@ int main(int argc, char **argv)
 	kt_write_file(media.path, 4 * BLK, 1, true);
 	write_fragmented(mapping.path);
 	kt_write_file(core.path, BLK, 3, true);
-	kt_ino_gen(media.path, &media.ino, &media.gen);
-	kt_ino_gen(mapping.path, &mapping.ino, &mapping.gen);
-	kt_ino_gen(core.path, &core.ino, &core.gen);
+	tl_ino_gen(media.path, &media.ino, &media.gen);
+	tl_ino_gen(mapping.path, &mapping.ino, &mapping.gen);
+	tl_ino_gen(core.path, &core.ino, &core.gen);
 	kt_dust_add(DUST, tl_file_physical(media.path, 0) / BLK, 0);
 	tl_umount(MNT);
 	break_mapping(&mapping);

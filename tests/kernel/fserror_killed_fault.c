@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
 	kt_write_file(FILE_PATH, NBLOCKS * BLK, 3, true);
-	kt_ino_gen(FILE_PATH, &ino, &gen);
+	tl_ino_gen(FILE_PATH, &ino, &gen);
 	uint64_t phys = tl_fork_physical(FILE_PATH, BAD * BLK, false);
 
 	tl_umount(MNT);

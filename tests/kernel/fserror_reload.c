@@ -372,9 +372,9 @@ int main(int argc, char **argv)
 	kt_write_file(gone.path, BLK, 1, true);
 	kt_write_file(slow1.path, BLK, 2, true);
 	kt_write_file(slow2.path, BLK, 3, true);
-	kt_ino_gen(gone.path, &gone.ino, &gone.gen);
-	kt_ino_gen(slow1.path, &slow1.ino, &slow1.gen);
-	kt_ino_gen(slow2.path, &slow2.ino, &slow2.gen);
+	tl_ino_gen(gone.path, &gone.ino, &gone.gen);
+	tl_ino_gen(slow1.path, &slow1.ino, &slow1.gen);
+	tl_ino_gen(slow2.path, &slow2.ino, &slow2.gen);
 	tl_umount(MNT);
 
 	gone_daddr = inode_block_daddr(gone.ino);

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 	tl_mkfs(dev, "%s", vt_features());
 	tl_mount(dev, MNT, NULL);
 	kt_write_file(FILE_PATH, 64 * 1024, 11, true);
-	kt_ino_gen(FILE_PATH, &ino, &gen);
+	tl_ino_gen(FILE_PATH, &ino, &gen);
 	char *sums = kt_checksums(MNT);
 
 	tl_umount(MNT);

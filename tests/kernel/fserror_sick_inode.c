@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 		close(kt_open(path, O_WRONLY | O_CREAT));
 	}
 	snprintf(path, sizeof(path), DIR "/f%d", VICTIM);
-	kt_ino_gen(path, &ino, &gen);
+	tl_ino_gen(path, &ino, &gen);
 	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	close(fd);

@@ -67,7 +67,7 @@ static void populate(void)
 	for (int i = 0; i < NFILES; i++) {
 		struct file *f = &files[i];
 
-		kt_ino_gen(f->path, &f->ino, &f->gen);
+		tl_ino_gen(f->path, &f->ino, &f->gen);
 		kt_dust_add(DUST, tl_file_physical(f->path, 0) / BLK, 0);
 	}
 }

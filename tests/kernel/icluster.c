@@ -183,7 +183,7 @@ void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape
 
 		REQUIRE(lstat(fs->f[i].path, &fs->f[i].st) == 0, "lstat %s", fs->f[i].path);
 		if (!S_ISLNK(fs->f[i].st.st_mode))
-			kt_ino_gen(fs->f[i].path, &ino, &fs->f[i].gen);
+			tl_ino_gen(fs->f[i].path, &ino, &fs->f[i].gen);
 	}
 	fs->first = fs->f[IC_CLUSTER_FILE].st.st_ino & ~(uint64_t)(IC_CLUSTER_INODES - 1);
 	fs->bad_first = fs->first + IC_CLUSTER_INODES - fs->bad_inodes;
@@ -246,7 +246,7 @@ void ic_check_unchanged(const struct ic_fs *fs, bool all)
 			continue;
 		gen = f->gen;
 		if (!S_ISLNK(st.st_mode))
-			kt_ino_gen(f->path, &ino, &gen);
+			tl_ino_gen(f->path, &ino, &gen);
 		CHECK(st.st_ino == f->st.st_ino && st.st_mode == f->st.st_mode &&
 			      st.st_uid == f->st.st_uid && st.st_gid == f->st.st_gid &&
 			      st.st_nlink == f->st.st_nlink && st.st_size == f->st.st_size &&
@@ -318,7 +318,7 @@ void ic_check_scrubs(const struct ic_fs *fs, bool rebuilt)
 			continue;
 		if (ic_stat(f->path, &(struct stat){ 0 }) != 0)
 			continue;	/* counted by the caller's checks */
-		kt_ino_gen(f->path, &ino, &gen);
+		tl_ino_gen(f->path, &ino, &gen);
 		if (vt_modern() && rebuilt && f->in_bad_block) {
 			/* The parent pointer was inline in the lost inode. */
 			rc = ic_scrub(XFS_SCRUB_TYPE_PARENT, ino, gen, XFS_SCRUB_IFLAG_REPAIR,

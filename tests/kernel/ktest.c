@@ -39,20 +39,6 @@ void kt_geometry(int fd, struct xfs_fsop_geom *geo)
 	REQUIRE(ioctl(fd, XFS_IOC_FSGEOMETRY, geo) == 0, "FSGEOMETRY: %s", strerror(errno));
 }
 
-void kt_ino_gen(const char *path, uint64_t *ino, uint32_t *gen)
-{
-	struct stat st;
-	int fd = kt_open(path, O_RDONLY);
-	int version = 0;
-
-	REQUIRE(fstat(fd, &st) == 0, "stat %s: %s", path, strerror(errno));
-	REQUIRE(ioctl(fd, FS_IOC_GETVERSION, &version) == 0, "GETVERSION %s: %s", path,
-		strerror(errno));
-	close(fd);
-	*ino = st.st_ino;
-	*gen = (uint32_t)version;
-}
-
 int kt_scrub_ino(const char *mnt, uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags,
 		 uint32_t *oflags)
 {

@@ -18,8 +18,6 @@
 int kt_open(const char *path, int flags);
 /* XFS_IOC_FSGEOMETRY on any file of the filesystem. */
 void kt_geometry(int fd, struct xfs_fsop_geom *geo);
-/* Inode number and generation (FS_IOC_GETVERSION) of a path. */
-void kt_ino_gen(const char *path, uint64_t *ino, uint32_t *gen);
 /* One scrub call on inode @ino generation @gen of the filesystem mounted at
  * @mnt: 0 or -errno, the output flags in @oflags. */
 int kt_scrub_ino(const char *mnt, uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags,

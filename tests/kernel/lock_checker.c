@@ -50,10 +50,10 @@ static void xfs_workload(const char *dev)
 		kt_write_file(path, 8192, (unsigned int)i + 1, i % 8 == 0);
 	}
 	tl_must("sync");
-	kt_ino_gen(MNT "/dir", &ino, &gen);
+	tl_ino_gen(MNT "/dir", &ino, &gen);
 	CHECK_INT(kt_scrub_ino(MNT, XFS_SCRUB_TYPE_DIR, ino, gen, 0, &oflags), 0);
 	CHECK_INT(oflags & XFS_SCRUB_OFLAG_CORRUPT, 0);
-	kt_ino_gen(MNT "/dir/f3", &ino, &gen);
+	tl_ino_gen(MNT "/dir/f3", &ino, &gen);
 	CHECK_INT(kt_scrub_ino(MNT, XFS_SCRUB_TYPE_INODE, ino, gen, force, &oflags), 0);
 	tl_umount(MNT);
 }

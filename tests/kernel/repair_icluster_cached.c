@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 	rc = ic_stat(held->path, &st);
 	CHECK(rc == 0, "stat %s after the remount: %s", held->path, strerror(-rc));
 	if (rc == 0) {
-		kt_ino_gen(held->path, &ino, &gen);
+		tl_ino_gen(held->path, &ino, &gen);
 		CHECK(st.st_mode == held->st.st_mode && st.st_uid == held->st.st_uid &&
 			      st.st_gid == held->st.st_gid && st.st_size == held->st.st_size &&
 			      st.st_mtim.tv_sec == held->st.st_mtim.tv_sec &&

@@ -346,7 +346,7 @@ static void round_dir_link(const char *backing)
 		uint32_t gen;
 
 		/* Its children's parent pointers record its generation. */
-		kt_ino_gen(d->path, &ino, &gen);
+		tl_ino_gen(d->path, &ino, &gen);
 		CHECK(gen == d->gen, "%s: generation %u, its children's parent pointers say %u",
 		      d->path, gen, d->gen);
 	}

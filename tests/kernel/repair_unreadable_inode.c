@@ -122,7 +122,7 @@ static void populate(void)
 	for (int i = 0; i < nfiles; i++) {
 		uint64_t ino;
 
-		kt_ino_gen(files[i].path, &ino, &files[i].gen);
+		tl_ino_gen(files[i].path, &ino, &files[i].gen);
 		REQUIRE(stat(files[i].path, &files[i].st) == 0, "stat %s", files[i].path);
 	}
 }
@@ -412,7 +412,7 @@ static void run_round(const char *backing, enum round round)
 			      (size_t)st.st_size == f->size,
 		      "%s: ino %llu mode 0%o size %lld", f->path, (unsigned long long)st.st_ino,
 		      st.st_mode, (long long)st.st_size);
-		kt_ino_gen(f->path, &ino, &gen);
+		tl_ino_gen(f->path, &ino, &gen);
 		if (f->in_bad_block) {
 			CHECK(st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == 0 &&
 				      st.st_nlink == 1,

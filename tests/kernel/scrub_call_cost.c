@@ -61,7 +61,7 @@ static struct obj dirs[DIRS], files[DIRS][FILES];
 static void record(struct obj *o, const char *path)
 {
 	snprintf(o->path, sizeof(o->path), "%s", path);
-	kt_ino_gen(o->path, &o->ino, &o->gen);
+	tl_ino_gen(o->path, &o->ino, &o->gen);
 }
 
 static int scrub(const struct obj *o, uint32_t type, uint32_t *oflags)

@@ -2,8 +2,8 @@
 /*
  * What every kind of test needs (tests/lib, linked by the unit, vm, kernel
  * and mapperd tests): shell commands, mkfs and mount, clocks, temporary
- * folders, children, small files read whole, reads that reach the disk,
- * where a file's blocks are.
+ * folders, children, small files read whole, inode numbers, reads that
+ * reach the disk, where a file's blocks are.
  * Checks are in check.h.  A failure that leaves the test nothing to go on
  * REQUIREs; the others return an error.
  */
@@ -77,6 +77,13 @@ ssize_t tl_slurp(const char *path, char *buf, size_t len);
 /* The whole of @path, malloc'd and NUL-terminated, its length in @len (may
  * be NULL); a file that cannot be read stops the test. */
 char *tl_slurp_alloc(const char *path, size_t *len);
+
+/* ---- inode numbers (inode.c); each stops the test on failure ---- */
+
+/* The inode number of the name @path itself (lstat: a symbolic link's own). */
+uint64_t tl_ino(const char *path);
+/* Inode number and generation (FS_IOC_GETVERSION) of the file @path opens. */
+void tl_ino_gen(const char *path, uint64_t *ino, uint32_t *gen);
 
 /* ---- reads that reach the disk (io.c) ---- */
 

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -231,21 +230,20 @@ uint64_t fx_attr_block(const char *rel, uint64_t offset)
 uint64_t fx_ino(const char *rel)
 {
 	char path[4096];
-	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", FX_MNT, rel);
-	REQUIRE(lstat(path, &st) == 0, "lstat %s: %s", path, strerror(errno));
-	return st.st_ino;
+	fx_path(path, sizeof(path), rel);
+	return tl_ino(path);
 }
 
 uint32_t fx_gen(const char *rel)
 {
-	int fd = open_rel(rel, O_RDONLY);
-	int gen = 0;
+	char path[4096];
+	uint64_t ino;
+	uint32_t gen;
 
-	REQUIRE(ioctl(fd, FS_IOC_GETVERSION, &gen) == 0, "GETVERSION %s: %s", rel, strerror(errno));
-	close(fd);
-	return (uint32_t)gen;
+	fx_path(path, sizeof(path), rel);
+	tl_ino_gen(path, &ino, &gen);
+	return gen;
 }
 
 static uint64_t xfs_db_number(const char *cmds, const char *key)
