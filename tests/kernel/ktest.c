@@ -124,39 +124,10 @@ uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino)
 	return daddr;
 }
 
-/* All output of a shell command, malloc'd. */
-static char *capture(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	size_t len = 0, cap = 65536;
-	char *out = malloc(cap);
-
-	REQUIRE(p && out, "cannot run %s", cmd);
-	for (;;) {
-		if (cap - len < 4096) {
-			cap *= 2;
-			out = realloc(out, cap);
-			REQUIRE(out, "out of memory");
-		}
-		size_t n = fread(out + len, 1, cap - len - 1, p);
-		if (n == 0)
-			break;
-		len += n;
-	}
-	out[len] = '\0';
-	REQUIRE(pclose(p) == 0, "command failed: %s", cmd);
-	return out;
-}
-
 char *kt_checksums(const char *dir)
 {
-	char *cmd;
-
-	REQUIRE(asprintf(&cmd, "cd %s && find . -type f -print0 | sort -z | xargs -0 -r sha256sum",
-			 dir) > 0, "out of memory");
-	char *out = capture(cmd);
-	free(cmd);
-	return out;
+	return tl_out_alloc("cd %s && find . -type f -print0 | sort -z | xargs -0 -r sha256sum",
+			    dir);
 }
 
 char kt_task_state(pid_t pid)
@@ -222,7 +193,7 @@ void kt_trace_start(const char *const *events, size_t n)
 char *kt_trace_stop(void)
 {
 	kt_write_str(TRACEFS "/tracing_on", "0");
-	return capture("cat " TRACEFS "/trace");
+	return tl_out_alloc("cat " TRACEFS "/trace");
 }
 
 int kt_trace_count(const char *trace, ...)

@@ -23,6 +23,20 @@ int tl_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tl_must(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Output of a shell command (trailing newline removed) in a static buffer. */
 const char *tl_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* All the output of a shell command that must succeed, malloc'd. */
+char *tl_out_alloc(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* What a command gave: its exit status (128 when it did not exit), all it
+ * wrote on stdout (outlen bytes) and stderr, malloc'd and NUL-terminated. */
+struct tl_run {
+	int rc;
+	char *out, *err;
+	size_t outlen;
+};
+/* Run the shell command line @cmd quietly, stdin /dev/null, stdout and stderr
+ * kept in the files out and err of @dir; tl_run_free frees @r's output. */
+void tl_run(struct tl_run *r, const char *dir, const char *cmd);
+void tl_run_free(struct tl_run *r);
 
 /* ---- filesystems (fs.c); each stops the test on failure ---- */
 

@@ -39,9 +39,9 @@
 static const char *mapctl, *mapperd, *schema, *manpage;
 static char dir[64], db[128], db2[128];
 
-static struct sf_result *run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static struct tl_run *run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static struct sf_result *run(const char *fmt, ...)
+static struct tl_run *run(const char *fmt, ...)
 {
 	char args[512];
 	va_list ap;
@@ -158,7 +158,7 @@ static int schema_check(const char *name, const char *command, const char *args,
 	char file[128];
 
 	snprintf(file, sizeof(file), "%s/%s.json", dir, name);
-	struct sf_result *r = run("%s", args);
+	struct tl_run *r = run("%s", args);
 	CHECK(r->rc == 0 || r->rc == 1, "mapctl %s: %d %s", args, r->rc, r->err);
 	FILE *out = fopen(file, "w");
 	REQUIRE(out && fputs(r->out, out) >= 0 && fclose(out) == 0, "writing %s", file);
@@ -244,7 +244,7 @@ static void test_values(void)
 
 static void test_unmounted(void)
 {
-	struct sf_result *r;
+	struct tl_run *r;
 
 	/* by recorded mount point, by UUID in either case, trailing slash */
 	r = run("--db %s files --json " MNT_A, db);
