@@ -66,33 +66,6 @@ static struct file merged = { .path = MNT "/merged" };	/* item 5 */
 #define MERGED_EXTENTS 12
 #define FAIR_SERVER_CPU0 "/sys/kernel/debug/sched/fair_server/cpu0/runtime"
 
-/* A file of BTREE_EXTENTS one-block extents with holes between them, so that
- * its data fork is a btree. */
-static void write_fragmented(const char *path)
-{
-	int fd = kt_open(path, O_WRONLY | O_CREAT | O_TRUNC);
-	char block[BLK];
-
-	memset(block, 'm', sizeof(block));
-	for (int i = 0; i < BTREE_EXTENTS; i++)
-		REQUIRE(pwrite(fd, block, BLK, (off_t)i * 2 * BLK) == BLK, "write %s: %s", path,
-			strerror(errno));
-	REQUIRE(fsync(fd) == 0, "fsync %s: %s", path, strerror(errno));
-	close(fd);
-}
-
-/* Overwrite di_mode (bytes 2-3 of the inode core) with an invalid file type. */
-static void break_core(const struct file *f)
-{
-	unsigned long long byte;
-
-	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert ino %llu byte' %s", (unsigned long long)f->ino,
-			      DEV), "%*s (%llu)", &byte) == 1, "xfs_db convert ino");
-	printf("%s: inode core at byte %llu\n", f->path, byte);
-	tl_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", DEV,
-		byte + 2);
-}
-
 /* Item 2: the report of an inode that cannot be loaded is queued. */
 static void unloadable_core(int fan)
 {
@@ -222,7 +195,7 @@ int main(int argc, char **argv)
 	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
 	kt_write_file(core.path, BLK, 2, true);
-	write_fragmented(mapped.path);
+	kt_write_btree_file(mapped.path, BTREE_EXTENTS);
 	kt_write_file(punched.path, 4 * BLK, 4, true);
 	write_merged();
 	tl_ino_gen(core.path, &core.ino, &core.gen);
@@ -231,7 +204,7 @@ int main(int argc, char **argv)
 	tl_ino_gen(merged.path, &merged.ino, &merged.gen);
 	tl_umount(MNT);
 
-	break_core(&core);
+	kt_break_inode_mode(DEV, core.ino);
 	kt_dust_add(DUST, kt_bmbt_leaf_daddr(DEV, mapped.ino) * 512 / BLK, 0);
 	kt_dust_enable(DUST, true);
 	tl_mount(DEV, MNT, NULL);

@@ -124,6 +124,31 @@ uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino)
 	return daddr;
 }
 
+void kt_write_btree_file(const char *path, int extents)
+{
+	int fd = kt_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	char block[4096];
+
+	memset(block, 'm', sizeof(block));
+	for (int i = 0; i < extents; i++)
+		REQUIRE(pwrite(fd, block, sizeof(block), (off_t)i * 2 * (off_t)sizeof(block)) ==
+				(ssize_t)sizeof(block),
+			"write %s: %s", path, strerror(errno));
+	REQUIRE(fsync(fd) == 0, "fsync %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+void kt_break_inode_mode(const char *dev, uint64_t ino)
+{
+	unsigned long long byte;
+
+	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert ino %llu byte' %s", (unsigned long long)ino,
+			      dev), "%*s (%llu)", &byte) == 1, "xfs_db convert ino");
+	printf("inode %llu: core at byte %llu\n", (unsigned long long)ino, byte);
+	tl_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", dev,
+		byte + 2);
+}
+
 char *kt_checksums(const char *dir)
 {
 	return tl_out_alloc("cd %s && find . -type f -print0 | sort -z | xargs -0 -r sha256sum",

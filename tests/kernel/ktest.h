@@ -34,6 +34,12 @@ void kt_write_block(int fd, off_t blk, char fill);
 void kt_pin_to_cpu0(void);
 /* FICLONE the whole of @src into a new file @dst. */
 void kt_reflink(const char *src, const char *dst);
+/* A file of @extents one-block (4 KiB) extents with holes between them, so
+ * that its data fork is a btree; synced. */
+void kt_write_btree_file(const char *path, int extents);
+/* On the unmounted @dev, overwrite inode @ino's di_mode (bytes 2-3 of its
+ * core) with an invalid file type; its CRC no longer matches either. */
+void kt_break_inode_mode(const char *dev, uint64_t ino);
 /* Disk address (512-byte sectors) of the first leaf of the data fork
  * mapping btree of inode @ino on the unmounted @dev (xfs_db); the fork must
  * be in btree format. */
