@@ -187,7 +187,7 @@ int bb_scrub(const char *path, uint32_t type, uint32_t iflags, uint32_t *oflags)
 	int fd;
 
 	REQUIRE(lstat(path, &st) == 0, "lstat %s: %s", path, strerror(errno));
-	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	/* The scrub call wants the generation too, and a symlink cannot be
 	 * opened for FS_IOC_GETVERSION: ask bulkstat. */
 	ino = st.st_ino;

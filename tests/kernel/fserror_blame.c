@@ -89,7 +89,7 @@ static void unreadable_mapping(int fan)
 	struct kt_fserror ev[MAX_EVENTS];
 	char small[100];
 	unsigned int errors = 0;
-	int fd = kt_open(mapped.path, O_WRONLY);
+	int fd = tl_open(mapped.path, O_WRONLY);
 	int n;
 
 	memset(small, 0x3c, sizeof(small));
@@ -113,10 +113,10 @@ static void unreadable_mapping(int fan)
 static void stale_writeback_error(int fan)
 {
 	uint64_t blk1 = tl_file_physical(punched.path, BLK) / BLK;
-	int fd = kt_open(punched.path, O_WRONLY);
+	int fd = tl_open(punched.path, O_WRONLY);
 
 	kt_dust_add(DUST, blk1, 1);
-	kt_write_block(fd, 1, 'w');
+	tl_write_block(fd, 1, 'w');
 	/* syncfs leaves the mapping's AS_EIO for the next flush to find */
 	CHECK(syncfs(fd) < 0 && errno == EIO, "syncfs after a failed writeback: %s",
 	      strerror(errno));
@@ -133,13 +133,13 @@ static void stale_writeback_error(int fan)
  * MERGED_EXTENTS in all. */
 static void write_merged(void)
 {
-	int fd = kt_open(merged.path, O_WRONLY | O_CREAT | O_TRUNC);
+	int fd = tl_open(merged.path, O_WRONLY | O_CREAT | O_TRUNC);
 
-	kt_write_block(fd, 0, 'a');
-	kt_write_block(fd, 1, 'a');
+	tl_write_block(fd, 0, 'a');
+	tl_write_block(fd, 1, 'a');
 	REQUIRE(fsync(fd) == 0, "fsync %s: %s", merged.path, strerror(errno));
 	for (int i = 1; i < MERGED_EXTENTS; i++)
-		kt_write_block(fd, 2 + 2 * i, 'a');
+		tl_write_block(fd, 2 + 2 * i, 'a');
 	REQUIRE(fsync(fd) == 0, "fsync %s: %s", merged.path, strerror(errno));
 	close(fd);
 }
@@ -159,22 +159,22 @@ static void no_merge(int fan)
 	const char *fs = kt_fs_name(DEV);
 	uint64_t blk0 = tl_file_physical(merged.path, 0) / BLK;
 	char fair[32];
-	int fd = kt_open(merged.path, O_WRONLY);
+	int fd = tl_open(merged.path, O_WRONLY);
 	int got;
 
 	REQUIRE(tl_file_physical(merged.path, BLK) == (blk0 + 1) * BLK,
 		"%s: blocks 0 and 1 are not next to each other on disk", merged.path);
 	kt_dust_add(DUST, blk0, 1);
-	kt_write_block(fd, 0, 'b');	/* overwrite: the disk fails it */
-	kt_write_block(fd, 1, 'b');	/* overwrite: mapped at once */
-	kt_write_block(fd, 2, 'b');	/* hole: cannot be mapped below */
+	tl_write_block(fd, 0, 'b');	/* overwrite: the disk fails it */
+	tl_write_block(fd, 1, 'b');	/* overwrite: mapped at once */
+	tl_write_block(fd, 2, 'b');	/* hole: cannot be mapped below */
 	kt_errortag(fs, "reduce_max_iextents", 1);
 	tl_slurp(FAIR_SERVER_CPU0, fair, sizeof(fair));
 	kt_solo_begin();
 	/* the completion worker must not run between the two writebacks */
-	kt_write_str(FAIR_SERVER_CPU0, "0");
+	tl_write_str(FAIR_SERVER_CPU0, "0");
 	kt_run_alone(two_writebacks, &fd);
-	kt_write_str(FAIR_SERVER_CPU0, fair);
+	tl_write_str(FAIR_SERVER_CPU0, fair);
 	kt_solo_end();
 	kt_errortag(fs, "reduce_max_iextents", 0);
 	got = fsync(fd) == 0 ? 0 : errno;
@@ -194,9 +194,9 @@ int main(int argc, char **argv)
 	kt_dust_create(DUST, backing);
 	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
-	kt_write_file(core.path, BLK, 2, true);
+	tl_write_file(core.path, BLK, 2, true);
 	kt_write_btree_file(mapped.path, BTREE_EXTENTS);
-	kt_write_file(punched.path, 4 * BLK, 4, true);
+	tl_write_file(punched.path, 4 * BLK, 4, true);
 	write_merged();
 	tl_ino_gen(core.path, &core.ino, &core.gen);
 	tl_ino_gen(mapped.path, &mapped.ino, &mapped.gen);

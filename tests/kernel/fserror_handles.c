@@ -102,7 +102,7 @@ static void read_then_evict(void *arg)
 	}
 	/* the inode and dentry caches give each entry a second chance */
 	for (int i = 0; i < 2; i++)
-		kt_write_str("/proc/sys/vm/drop_caches", "3");
+		tl_write_str("/proc/sys/vm/drop_caches", "3");
 }
 
 /* @read_error: what the read gives; @error: what the event says. */
@@ -120,7 +120,7 @@ static void step_read(int fan, const char *step, const struct file *f, int read_
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
 	REQUIRE(sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0, "affinity: %s", strerror(errno));
-	kt_write_str("/proc/sys/vm/drop_caches", "3");
+	tl_write_str("/proc/sys/vm/drop_caches", "3");
 	kt_hold_unbound_workers(3);
 	read_then_evict(&r);
 	kt_release_unbound_workers();
@@ -139,9 +139,9 @@ int main(int argc, char **argv)
 	kt_dust_create(DUST, backing);
 	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
-	kt_write_file(media.path, 4 * BLK, 1, true);
+	tl_write_file(media.path, 4 * BLK, 1, true);
 	kt_write_btree_file(mapping.path, BTREE_EXTENTS);
-	kt_write_file(core.path, BLK, 3, true);
+	tl_write_file(core.path, BLK, 3, true);
 	tl_ino_gen(media.path, &media.ino, &media.gen);
 	tl_ino_gen(mapping.path, &mapping.ino, &mapping.gen);
 	tl_ino_gen(core.path, &core.ino, &core.gen);

@@ -37,11 +37,11 @@ static void fragment_quota_file(void)
 
 	for (int k = 0; k < CHUNKS; k++) {
 		snprintf(path, sizeof(path), MNT "/owned%d", k);
-		close(kt_open(path, O_WRONLY | O_CREAT));
+		close(tl_open(path, O_WRONLY | O_CREAT));
 		REQUIRE(chown(path, (uid_t)(1000 + IDS_PER_CHUNK * k), 0) == 0, "chown %s: %s",
 			path, strerror(errno));
 		snprintf(path, sizeof(path), MNT "/pad%d", k);
-		kt_write_file(path, 4096, (unsigned int)k + 1, true);
+		tl_write_file(path, 4096, (unsigned int)k + 1, true);
 	}
 }
 

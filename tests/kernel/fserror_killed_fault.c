@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 	kt_dust_create(DUST, backing);
 	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
-	kt_write_file(FILE_PATH, NBLOCKS * BLK, 3, true);
+	tl_write_file(FILE_PATH, NBLOCKS * BLK, 3, true);
 	tl_ino_gen(FILE_PATH, &ino, &gen);
 	uint64_t phys = tl_fork_physical(FILE_PATH, BAD * BLK, false);
 
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	int fan = kt_fserror_listen(MNT);
 
 	/* 1. The failed read leaves the folio in the page cache, not uptodate. */
-	int fd = kt_open(FILE_PATH, O_RDONLY);
+	int fd = tl_open(FILE_PATH, O_RDONLY);
 
 	errno = 0;
 	CHECK(pread(fd, buf, BLK, BAD * BLK) < 0 && errno == EIO, "read of the bad block: %s",

@@ -85,11 +85,11 @@ int main(int argc, char **argv)
 	REQUIRE(mkdir(DIR, 0755) == 0, "mkdir: %s", strerror(errno));
 	for (int i = 0; i < 10; i++) {
 		snprintf(path, sizeof(path), DIR "/f%d", i);
-		close(kt_open(path, O_WRONLY | O_CREAT));
+		close(tl_open(path, O_WRONLY | O_CREAT));
 	}
 	snprintf(path, sizeof(path), DIR "/f%d", VICTIM);
 	tl_ino_gen(path, &ino, &gen);
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	close(fd);
 	tl_umount(MNT);
@@ -111,10 +111,10 @@ int main(int argc, char **argv)
 	 * reports with a stack dump; that is XFS's own report, not a kernel
 	 * problem, so keep it out of the log that is checked below.
 	 */
-	kt_write_str("/proc/sys/fs/xfs/error_level", "0");
+	tl_write_str("/proc/sys/fs/xfs/error_level", "0");
 	tl_mount(dev, MNT, NULL);
 	int fan = kt_fserror_listen(MNT);
-	int victim = kt_open(path, O_RDONLY);	/* keep it in the inode cache */
+	int victim = tl_open(path, O_RDONLY);	/* keep it in the inode cache */
 	errno = 0;
 	CHECK(open(DIR "/new", O_WRONLY | O_CREAT, 0644) < 0 && errno == EUCLEAN,
 	      "creating a file next to the victim: %s", strerror(errno));

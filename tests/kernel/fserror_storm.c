@@ -61,7 +61,7 @@ static void populate(void)
 		struct file *f = &files[i];
 
 		snprintf(f->path, sizeof(f->path), MNT "/f%03d", i);
-		kt_write_file(f->path, BLK, (unsigned int)i + 1, false);
+		tl_write_file(f->path, BLK, (unsigned int)i + 1, false);
 	}
 	sync();
 	for (int i = 0; i < NFILES; i++) {
@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 	tl_mount(DEV, MNT, NULL);
 	REQUIRE(posix_memalign(&buf, BLK, BLK) == 0, "posix_memalign");
 	for (int i = 0; i < NFILES; i++)
-		files[i].fd = kt_open(files[i].path, O_RDONLY | O_DIRECT);
+		files[i].fd = tl_open(files[i].path, O_RDONLY | O_DIRECT);
 
 	int fan = kt_fserror_listen(MNT);
 	merged_across_tasks(fan);

@@ -62,7 +62,7 @@ static void make_entry(struct ic_file *f, int i, bool dir)
 		return;
 	}
 	f->size = (size_t)(1 + i % 6) * IC_FS_BLOCK;
-	kt_write_file(f->path, f->size, (unsigned int)(100 + i), true);
+	tl_write_file(f->path, f->size, (unsigned int)(100 + i), true);
 }
 
 /* ic_setup()'s entries: file @dir_index a directory made right after a
@@ -86,7 +86,7 @@ static bool make_dir_entries(struct ic_file *f, int i, void *arg)
 		char path[96];
 
 		snprintf(path, sizeof(path), BB_MNT "/f%02d/entry%d", dir_index, k);
-		kt_write_file(path, IC_FS_BLOCK, (unsigned int)(900 + k), true);
+		tl_write_file(path, IC_FS_BLOCK, (unsigned int)(900 + k), true);
 	}
 	return true;
 }
@@ -158,7 +158,7 @@ void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape
 		setup_v4(backing, opts);
 	else
 		bb_setup(backing, opts);
-	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	close(fd);
 	REQUIRE(geo.inodesize == isize && geo.blocksize == bsize,
@@ -206,7 +206,7 @@ void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape
 	REQUIRE(stat(BB_MNT, &st) == 0 &&
 			(st.st_ino < fs->first || st.st_ino >= fs->first + IC_CLUSTER_INODES),
 		"the root directory is in the cluster");
-	fs->sums = kt_checksums(BB_MNT);
+	fs->sums = tl_checksums(BB_MNT);
 
 	tl_umount(BB_MNT);
 	fs->daddr = ino_daddr(fs->bad_first);
@@ -288,7 +288,7 @@ void ic_check_repaired(const struct ic_fs *fs)
 
 void ic_check_sums(const struct ic_fs *fs)
 {
-	char *now = kt_checksums(BB_MNT);
+	char *now = tl_checksums(BB_MNT);
 
 	CHECK_STR(now, fs->sums);
 	free(now);
@@ -335,7 +335,7 @@ void ic_check_scrubs(const struct ic_fs *fs, bool rebuilt)
 		if (vt_modern())
 			scrub_clean(XFS_SCRUB_TYPE_PARENT, ino, gen, "PARENT");
 	}
-	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	rc = map_scrub_call(fd, XFS_SCRUB_TYPE_NLINKS, 0, 0, 0, 0, &oflags);
 	close(fd);
 	CHECK(rc == 0 && oflags == 0, "scrub of the link counts: rc %d flags 0x%x", rc, oflags);

@@ -25,14 +25,6 @@
 
 #define TRACEFS "/sys/kernel/tracing"
 
-int kt_open(const char *path, int flags)
-{
-	int fd = open(path, flags, 0644);
-
-	REQUIRE(fd >= 0, "open %s: %s", path, strerror(errno));
-	return fd;
-}
-
 void kt_geometry(int fd, struct xfs_fsop_geom *geo)
 {
 	memset(geo, 0, sizeof(*geo));
@@ -42,7 +34,7 @@ void kt_geometry(int fd, struct xfs_fsop_geom *geo)
 int kt_scrub_ino(const char *mnt, uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags,
 		 uint32_t *oflags)
 {
-	int fd = kt_open(mnt, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(mnt, O_RDONLY | O_DIRECTORY);
 	int rc;
 
 	*oflags = 0;
@@ -67,47 +59,6 @@ const char *kt_fs_name(const char *dev)
 	return name;
 }
 
-/* xorshift64: reproducible file content without storing it. */
-static uint64_t next_word(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *state = x;
-}
-
-void kt_write_file(const char *path, size_t size, unsigned int seed, bool sync)
-{
-	static uint64_t buf[8192];
-	uint64_t state = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed << 20 | seed);
-	int fd = kt_open(path, O_WRONLY | O_CREAT | O_TRUNC);
-
-	while (size > 0) {
-		size_t chunk = size < sizeof(buf) ? size : sizeof(buf);
-
-		for (size_t i = 0; i < (chunk + 7) / 8; i++)
-			buf[i] = next_word(&state);
-		REQUIRE(write(fd, buf, chunk) == (ssize_t)chunk, "write %s: %s", path,
-			strerror(errno));
-		size -= chunk;
-	}
-	if (sync)
-		REQUIRE(fsync(fd) == 0, "fsync %s: %s", path, strerror(errno));
-	close(fd);
-}
-
-void kt_reflink(const char *src, const char *dst)
-{
-	int s = kt_open(src, O_RDONLY);
-	int d = kt_open(dst, O_WRONLY | O_CREAT | O_TRUNC);
-
-	REQUIRE(ioctl(d, FICLONE, s) == 0, "FICLONE %s -> %s: %s", src, dst, strerror(errno));
-	close(s);
-	close(d);
-}
-
 uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino)
 {
 	unsigned long long fsb, daddr;
@@ -126,7 +77,7 @@ uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino)
 
 void kt_write_btree_file(const char *path, int extents)
 {
-	int fd = kt_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	int fd = tl_open(path, O_WRONLY | O_CREAT | O_TRUNC);
 	char block[4096];
 
 	memset(block, 'm', sizeof(block));
@@ -149,12 +100,6 @@ void kt_break_inode_mode(const char *dev, uint64_t ino)
 		byte + 2);
 }
 
-char *kt_checksums(const char *dir)
-{
-	return tl_out_alloc("cd %s && find . -type f -print0 | sort -z | xargs -0 -r sha256sum",
-			    dir);
-}
-
 char kt_task_state(pid_t pid)
 {
 	char path[64], buf[512];
@@ -172,23 +117,13 @@ char kt_task_state(pid_t pid)
 	return p && p[1] == ' ' ? p[2] : '?';
 }
 
-void kt_write_str(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-
-	REQUIRE(fd >= 0, "open %s: %s", path, strerror(errno));
-	REQUIRE(write(fd, value, strlen(value)) == (ssize_t)strlen(value), "write '%s' to %s: %s",
-		value, path, strerror(errno));
-	close(fd);
-}
-
 void kt_errortag(const char *fs_name, const char *tag, unsigned int value)
 {
 	char path[256], val[16];
 
 	snprintf(path, sizeof(path), "/sys/fs/xfs/%s/errortag/%s", fs_name, tag);
 	snprintf(val, sizeof(val), "%u", value);
-	kt_write_str(path, val);
+	tl_write_str(path, val);
 }
 
 /*
@@ -201,9 +136,9 @@ void kt_errortag(const char *fs_name, const char *tag, unsigned int value)
  */
 void kt_trace_start(const char *const *events, size_t n)
 {
-	kt_write_str(TRACEFS "/tracing_on", "0");
-	kt_write_str(TRACEFS "/options/record-cmd", "0");
-	kt_write_str(TRACEFS "/buffer_size_kb", "8192");
+	tl_write_str(TRACEFS "/tracing_on", "0");
+	tl_write_str(TRACEFS "/options/record-cmd", "0");
+	tl_write_str(TRACEFS "/buffer_size_kb", "8192");
 	for (size_t i = 0; i < n; i++) {
 		int fd = open(TRACEFS "/set_event", O_WRONLY | O_APPEND);
 
@@ -211,13 +146,13 @@ void kt_trace_start(const char *const *events, size_t n)
 			"cannot enable trace event %s: %s", events[i], strerror(errno));
 		close(fd);
 	}
-	kt_write_str(TRACEFS "/trace", "");
-	kt_write_str(TRACEFS "/tracing_on", "1");
+	tl_write_str(TRACEFS "/trace", "");
+	tl_write_str(TRACEFS "/tracing_on", "1");
 }
 
 char *kt_trace_stop(void)
 {
-	kt_write_str(TRACEFS "/tracing_on", "0");
+	tl_write_str(TRACEFS "/tracing_on", "0");
 	return tl_out_alloc("cat " TRACEFS "/trace");
 }
 
@@ -332,24 +267,14 @@ void kt_solo_begin(void)
 {
 	REQUIRE(cpu1_online(), "the guest has no second CPU online");
 	save_str(saved_rt_runtime, sizeof(saved_rt_runtime), RT_RUNTIME);
-	kt_write_str(RT_RUNTIME, "-1");
-	kt_write_str(CPU1_ONLINE, "0");
+	tl_write_str(RT_RUNTIME, "-1");
+	tl_write_str(CPU1_ONLINE, "0");
 }
 
 void kt_solo_end(void)
 {
-	kt_write_str(CPU1_ONLINE, "1");
-	kt_write_str(RT_RUNTIME, saved_rt_runtime);
-}
-
-void kt_write_block(int fd, off_t blk, char fill)
-{
-	char block[4096];
-
-	memset(block, fill, sizeof(block));
-	REQUIRE(pwrite(fd, block, sizeof(block), blk * (off_t)sizeof(block)) ==
-			(ssize_t)sizeof(block),
-		"write block %lld: %s", (long long)blk, strerror(errno));
+	tl_write_str(CPU1_ONLINE, "1");
+	tl_write_str(RT_RUNTIME, saved_rt_runtime);
 }
 
 void kt_pin_to_cpu0(void)
@@ -417,9 +342,9 @@ void kt_hold_unbound_workers(unsigned int seconds)
 	save_str(saved_wq_cpumask, sizeof(saved_wq_cpumask), WQ_CPUMASK);
 	save_str(saved_rt_runtime, sizeof(saved_rt_runtime), RT_RUNTIME);
 	save_str(saved_fair_server, sizeof(saved_fair_server), FAIR_SERVER_CPU1);
-	kt_write_str(RT_RUNTIME, "-1");
-	kt_write_str(FAIR_SERVER_CPU1, "0");
-	kt_write_str(WQ_CPUMASK, "2");
+	tl_write_str(RT_RUNTIME, "-1");
+	tl_write_str(FAIR_SERVER_CPU1, "0");
+	tl_write_str(WQ_CPUMASK, "2");
 	hog_pid = tl_fork_ready(hog, &seconds);
 	REQUIRE(hog_pid > 0, "the CPU 1 hog did not start");
 }
@@ -431,7 +356,7 @@ void kt_release_unbound_workers(void)
 	REQUIRE(waitpid(hog_pid, &status, 0) == hog_pid && WIFEXITED(status) &&
 		WEXITSTATUS(status) == 0, "the CPU 1 hog failed");
 	hog_pid = -1;
-	kt_write_str(WQ_CPUMASK, saved_wq_cpumask);
-	kt_write_str(FAIR_SERVER_CPU1, saved_fair_server);
-	kt_write_str(RT_RUNTIME, saved_rt_runtime);
+	tl_write_str(WQ_CPUMASK, saved_wq_cpumask);
+	tl_write_str(FAIR_SERVER_CPU1, saved_fair_server);
+	tl_write_str(RT_RUNTIME, saved_rt_runtime);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Helpers for the kernel tests (tests/kernel): small XFS filesystems, files
- * with known content, tracefs, sysfs knobs and dm-dust.  They stop the test
+ * Helpers for the kernel tests (tests/kernel): scrub calls, tracefs, XFS
+ * sysfs knobs, dm-dust, kernel work held off a CPU.  They stop the test
  * (exit 1) when the environment does not behave, so that a test's own CHECKs
  * are only about the kernel behaviour under test.
  */
@@ -14,8 +14,8 @@
 #include <sys/types.h>
 #include <xfs/xfs.h>
 
-/* open() that stops the test on failure. */
-int kt_open(const char *path, int flags);
+#include "testlib.h"
+
 /* XFS_IOC_FSGEOMETRY on any file of the filesystem. */
 void kt_geometry(int fd, struct xfs_fsop_geom *geo);
 /* One scrub call on inode @ino generation @gen of the filesystem mounted at
@@ -25,15 +25,8 @@ int kt_scrub_ino(const char *mnt, uint32_t type, uint64_t ino, uint32_t gen, uin
 /* Name of the filesystem under /sys/fs/xfs and debugfs ("vda", "dm-0"). */
 const char *kt_fs_name(const char *dev);
 
-/* Write @size bytes of content derived from @seed; fsync when asked. */
-void kt_write_file(const char *path, size_t size, unsigned int seed, bool sync);
-/* Write 4 KiB of @fill at block @blk (4 KiB units) of @fd; stops the test on
- * failure. */
-void kt_write_block(int fd, off_t blk, char fill);
 /* Run the calling thread on CPU 0 only; stops the test on failure. */
 void kt_pin_to_cpu0(void);
-/* FICLONE the whole of @src into a new file @dst. */
-void kt_reflink(const char *src, const char *dst);
 /* A file of @extents one-block (4 KiB) extents with holes between them, so
  * that its data fork is a btree; synced. */
 void kt_write_btree_file(const char *path, int extents);
@@ -45,15 +38,10 @@ void kt_break_inode_mode(const char *dev, uint64_t ino);
  * be in btree format. */
 uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino);
 
-/* "sha256  path" lines for every regular file below @dir, sorted, malloc'd. */
-char *kt_checksums(const char *dir);
-
 /* The state letter of task @pid (R, S, D, ...) from /proc/@pid/stat, '?' if
  * it cannot be read. */
 char kt_task_state(pid_t pid);
 
-/* Echo @value into a sysfs/procfs/tracefs file; stops the test on failure. */
-void kt_write_str(const char *path, const char *value);
 /* Set the XFS errortag @tag (e.g. "force_repair") of filesystem @fs_name. */
 void kt_errortag(const char *fs_name, const char *tag, unsigned int value);
 

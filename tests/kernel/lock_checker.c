@@ -47,7 +47,7 @@ static void xfs_workload(const char *dev)
 	tl_must("mkdir -p " MNT "/dir");
 	for (int i = 0; i < 40; i++) {
 		snprintf(path, sizeof(path), MNT "/dir/f%d", i);
-		kt_write_file(path, 8192, (unsigned int)i + 1, i % 8 == 0);
+		tl_write_file(path, 8192, (unsigned int)i + 1, i % 8 == 0);
 	}
 	tl_must("sync");
 	tl_ino_gen(MNT "/dir", &ino, &gen);

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	REQUIRE(held->in_bad_block && t->in_bad_block, "unexpected layout");
 
 	child = pin_cwd(dir->path);
-	fd = kt_open(held->path, O_RDONLY);
+	fd = tl_open(held->path, O_RDONLY);
 	/* Several passes: the buffer cache gives inode clusters more than one chance. */
 	for (int i = 0; i < 4; i++)
 		tl_must("sync && echo 3 > /proc/sys/vm/drop_caches");

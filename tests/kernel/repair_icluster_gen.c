@@ -59,7 +59,7 @@ static void take_handle(const char *path, struct handle *h)
 /* The handle opens the file, which has its inode number and all its data. */
 static void check_handle(struct handle *h, const struct ic_file *f)
 {
-	int mfd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	int mfd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	int fd = open_by_handle_at(mfd, &h->fh, O_RDONLY);
 	static char buf[8 * 4096];
 	struct stat st;

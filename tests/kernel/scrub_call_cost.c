@@ -257,7 +257,7 @@ int main(int argc, char **argv)
 		record(&dirs[d], path);
 		for (int f = 0; f < FILES; f++) {
 			snprintf(path, sizeof(path), BB_MNT "/d%d/f%02d", d, f);
-			kt_write_file(path, 4096, (unsigned int)(d * FILES + f), false);
+			tl_write_file(path, 4096, (unsigned int)(d * FILES + f), false);
 			record(&files[d][f], path);
 		}
 	}

@@ -2,10 +2,10 @@
 /*
  * What every kind of test needs (tests/lib, linked by the unit, vm, kernel
  * and mapperd tests): shell commands, mkfs and mount, clocks, temporary
- * folders, children, small files read whole, inode numbers, reads that
- * reach the disk, where a file's blocks are.
- * Checks are in check.h.  A failure that leaves the test nothing to go on
- * REQUIREs; the others return an error.
+ * folders, children, files (known content, reflinks, read whole,
+ * checksums), inode numbers, reads that reach the disk, where a file's
+ * blocks are.  Checks are in check.h.  A failure that leaves the test
+ * nothing to go on REQUIREs; the others return an error.
  */
 #ifndef MAPPER_TESTLIB_H
 #define MAPPER_TESTLIB_H
@@ -83,8 +83,21 @@ int tl_wait_child(pid_t pid, double secs);
 /* The same; a child still running then is killed (SIGKILL) and reaped. */
 int tl_wait_or_kill(pid_t pid, double secs);
 
-/* ---- small files read whole (file.c) ---- */
+/* ---- files (file.c); each stops the test on failure but tl_slurp ---- */
 
+/* open() that stops the test on failure. */
+int tl_open(const char *path, int flags);
+/* Write @size bytes of content derived from @seed; fsync when asked. */
+void tl_write_file(const char *path, size_t size, unsigned int seed, bool sync);
+/* Write 4 KiB of @fill at block @blk (4 KiB units) of @fd; stops the test on
+ * failure. */
+void tl_write_block(int fd, off_t blk, char fill);
+/* FICLONE the whole of @src into a new file @dst. */
+void tl_reflink(const char *src, const char *dst);
+/* "sha256  path" lines for every regular file below @dir, sorted, malloc'd. */
+char *tl_checksums(const char *dir);
+/* Echo @value into a sysfs/procfs/tracefs file; stops the test on failure. */
+void tl_write_str(const char *path, const char *value);
 /* @path's contents (at most @len - 1 bytes) in @buf, NUL-terminated: the
  * bytes read, or -1 (and "") when it cannot be opened. */
 ssize_t tl_slurp(const char *path, char *buf, size_t len);
