@@ -72,7 +72,7 @@ static void unloadable_core(int fan)
 	struct stat st;
 	int err;
 
-	kt_pin_to_cpu0();
+	tl_pin_to_cpu0();
 	kt_hold_unbound_workers(4);
 	err = stat(core.path, &st) == 0 ? 0 : errno;
 	kt_fserror_expect_none(fan, NO_EVENT_MS, "inode core, reporting worker held");

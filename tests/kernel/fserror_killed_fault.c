@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < 50 && state != 'D'; i++) {
 		sleep_ms(100);
-		state = kt_task_state(reader);
+		state = tl_task_state(reader);
 	}
 	CHECK(state == 'D', "the /proc/PID/mem reader is not waiting for the read (state %c)",
 	      state);

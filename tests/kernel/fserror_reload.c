@@ -208,7 +208,7 @@ static void fail_and_evict(int *fds, const struct file *const *files, int n)
 					      "xfs:xfs_ag_mark_sick" };
 	int got[2];
 
-	kt_pin_to_cpu0();
+	tl_pin_to_cpu0();
 	tl_write_str("/proc/sys/vm/drop_caches", "3");
 	CHECK_INT(bb_trace_start(events, sizeof(events) / sizeof(events[0])), 0);
 	kt_hold_unbound_workers(HOLD_S);

@@ -100,23 +100,6 @@ void kt_break_inode_mode(const char *dev, uint64_t ino)
 		byte + 2);
 }
 
-char kt_task_state(pid_t pid)
-{
-	char path[64], buf[512];
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	/* The name in parentheses may hold anything: the state follows the last ")". */
-	char *p = strrchr(buf, ')');
-
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 void kt_errortag(const char *fs_name, const char *tag, unsigned int value)
 {
 	char path[256], val[16];
@@ -277,20 +260,11 @@ void kt_solo_end(void)
 	tl_write_str(RT_RUNTIME, saved_rt_runtime);
 }
 
-void kt_pin_to_cpu0(void)
-{
-	cpu_set_t cpu0;
-
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	REQUIRE(sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0, "affinity: %s", strerror(errno));
-}
-
 void kt_run_alone(void (*fn)(void *), void *arg)
 {
 	struct sched_param rt = { .sched_priority = 50 }, normal = { 0 };
 
-	kt_pin_to_cpu0();
+	tl_pin_to_cpu0();
 	REQUIRE(sched_setscheduler(0, SCHED_FIFO, &rt) == 0, "SCHED_FIFO: %s", strerror(errno));
 	fn(arg);
 	REQUIRE(sched_setscheduler(0, SCHED_OTHER, &normal) == 0, "SCHED_OTHER: %s",

@@ -25,8 +25,6 @@ int kt_scrub_ino(const char *mnt, uint32_t type, uint64_t ino, uint32_t gen, uin
 /* Name of the filesystem under /sys/fs/xfs and debugfs ("vda", "dm-0"). */
 const char *kt_fs_name(const char *dev);
 
-/* Run the calling thread on CPU 0 only; stops the test on failure. */
-void kt_pin_to_cpu0(void);
 /* A file of @extents one-block (4 KiB) extents with holes between them, so
  * that its data fork is a btree; synced. */
 void kt_write_btree_file(const char *path, int extents);
@@ -38,9 +36,6 @@ void kt_break_inode_mode(const char *dev, uint64_t ino);
  * be in btree format. */
 uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino);
 
-/* The state letter of task @pid (R, S, D, ...) from /proc/@pid/stat, '?' if
- * it cannot be read. */
-char kt_task_state(pid_t pid);
 
 /* Set the XFS errortag @tag (e.g. "force_repair") of filesystem @fs_name. */
 void kt_errortag(const char *fs_name, const char *tag, unsigned int value);

@@ -469,7 +469,7 @@ static pid_t start_repair(const struct ic_file *t, int out)
 
 static void show_task(const char *what, pid_t pid)
 {
-	printf("%s (pid %d): state %c\n", what, (int)pid, kt_task_state(pid));
+	printf("%s (pid %d): state %c\n", what, (int)pid, tl_task_state(pid));
 	tl_sh("cat /proc/%d/stack 2>/dev/null", (int)pid);
 }
 

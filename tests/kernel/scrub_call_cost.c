@@ -94,7 +94,7 @@ static void expect_clean(const struct obj *o, uint32_t type, const char *what)
 static void wait_blocked(pid_t pid)
 {
 	for (int i = 0; i < 3000; i++) {	/* 30 s: a loaded CI machine */
-		if (kt_task_state(pid) == 'D')
+		if (tl_task_state(pid) == 'D')
 			return;
 		usleep(10000);
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,4 +46,17 @@ int tl_read_file(const char *path)
 		err = errno;
 	close(fd);
 	return err;
+}
+
+void tl_drop_caches(int what)
+{
+	char value[4];
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+
+	sync();
+	snprintf(value, sizeof(value), "%d\n", what);
+	REQUIRE(fd >= 0, "drop_caches: %s", strerror(errno));
+	REQUIRE(write(fd, value, strlen(value)) == (ssize_t)strlen(value), "drop_caches: %s",
+		strerror(errno));
+	close(fd);
 }

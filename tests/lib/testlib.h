@@ -2,7 +2,7 @@
 /*
  * What every kind of test needs (tests/lib, linked by the unit, vm, kernel
  * and mapperd tests): shell commands, mkfs and mount, clocks, temporary
- * folders, children, files (known content, reflinks, read whole,
+ * folders, children, processes, files (known content, reflinks, read whole,
  * checksums), inode numbers, reads that reach the disk, where a file's
  * blocks are.  Checks are in check.h.  A failure that leaves the test
  * nothing to go on REQUIREs; the others return an error.
@@ -83,6 +83,14 @@ int tl_wait_child(pid_t pid, double secs);
 /* The same; a child still running then is killed (SIGKILL) and reaped. */
 int tl_wait_or_kill(pid_t pid, double secs);
 
+/* ---- processes (proc.c) ---- */
+
+/* The state letter of task @pid (R, S, D, ...) from /proc/@pid/stat, '?' if
+ * it cannot be read. */
+char tl_task_state(pid_t pid);
+/* Run the calling thread on CPU 0 only; stops the test on failure. */
+void tl_pin_to_cpu0(void);
+
 /* ---- files (file.c); each stops the test on failure but tl_slurp ---- */
 
 /* open() that stops the test on failure. */
@@ -121,6 +129,9 @@ int tl_read_block(const char *path, uint64_t off);
 /* Read the whole of @path (from the cache or the disk): 0 or the errno the
  * read failed with. */
 int tl_read_file(const char *path);
+/* sync, then drop clean caches: 1 the page cache, 2 dentries and inodes, 3
+ * both (/proc/sys/vm/drop_caches); stops the test on failure. */
+void tl_drop_caches(int what);
 
 /* ---- where a file's bytes are on the device (blocks.c) ---- */
 

@@ -476,16 +476,6 @@ long mdt_rss_kib(pid_t pid)
 	return kib;
 }
 
-void mdt_drop_caches(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-
-	sync();
-	REQUIRE(fd >= 0, "drop_caches: %s", strerror(errno));
-	REQUIRE(write(fd, "3\n", 2) == 2, "drop_caches: %s", strerror(errno));
-	close(fd);
-}
-
 const char *mdt_status_field(const char *mnt, const char *key)
 {
 	static char reply[1 << 20];
