@@ -201,30 +201,33 @@ uint64_t fx_file_physical(const char *rel, uint64_t offset)
 	return tl_file_physical(path, offset);
 }
 
+/* Device byte of byte @offset of a fork of @rel (GETBMAPX). */
+static uint64_t fork_byte(const char *rel, uint64_t offset, bool attr_fork)
+{
+	char path[4096];
+
+	fx_path(path, sizeof(path), rel);
+	return tl_fork_physical(path, offset, attr_fork);
+}
+
 uint64_t fx_dir_first_block(const char *rel)
 {
-	return fx_dir_block(rel, 0);
+	return fork_byte(rel, 0, false);
 }
 
 uint64_t fx_dir_block(const char *rel, uint64_t offset)
 {
-	char path[4096];
-
-	fx_path(path, sizeof(path), rel);
-	return tl_fork_physical(path, offset, false);
+	return fork_byte(rel, offset, false);
 }
 
 uint64_t fx_attr_first_block(const char *rel)
 {
-	return fx_attr_block(rel, 0);
+	return fork_byte(rel, 0, true);
 }
 
 uint64_t fx_attr_block(const char *rel, uint64_t offset)
 {
-	char path[4096];
-
-	fx_path(path, sizeof(path), rel);
-	return tl_fork_physical(path, offset, true);
+	return fork_byte(rel, offset, true);
 }
 
 uint64_t fx_ino(const char *rel)
