@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 
 	for (long i = 0; i < events; i++) {
 		t.offset = ((uint64_t)i * stride + stride / 2) * BLOCK;
-		t.physical = vt_file_physical(t.path, t.offset);
+		t.physical = tl_file_physical(t.path, t.offset);
 		REQUIRE(t.physical, "%s: no device block at %" PRIu64, t.path, t.offset);
 		tl_must("dmsetup message %s 0 addbadblock %" PRIu64 " >/dev/null", dust,
 			t.physical / BLOCK);

@@ -58,7 +58,7 @@ static uint64_t first_block(const char *path)
 	uint64_t phys;
 	uint32_t flags;
 
-	if (vt_file_extent(path, 0, &phys, &flags) != 0 ||
+	if (tl_file_extent(path, 0, &phys, &flags) != 0 ||
 	    (flags & (FIEMAP_EXTENT_SHARED | FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_NOT_ALIGNED |
 		      FIEMAP_EXTENT_DATA_INLINE)))
 		return 0;
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 			(unsigned long long)(t.physical / 4096));
 		tl_evict(path);
 		double t_read = tl_mono();
-		int err = mdt_read_file(path);
+		int err = tl_read_file(path);
 		/* the clock starts when the reader has its EIO: the kernel may
 		 * report the error before the read returns (retries, readahead) */
 		double t0 = tl_mono();

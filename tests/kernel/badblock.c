@@ -24,9 +24,9 @@
 
 void bb_setup(const char *backing, const char *mkfs_opts)
 {
-	kt_allow_small_fs(BB_DEV);
+	tl_allow_small_fs(BB_DEV);
 	kt_dust_create(BB_DUST, backing);
-	kt_mkfs(BB_DEV, mkfs_opts);
+	tl_mkfs(BB_DEV, "%s %s", vt_features(), mkfs_opts);
 	tl_mount(BB_DEV, BB_MNT, NULL);
 }
 
@@ -187,7 +187,7 @@ int bb_scrub(const char *path, uint32_t type, uint32_t iflags, uint32_t *oflags)
 	int fd;
 
 	REQUIRE(lstat(path, &st) == 0, "lstat %s: %s", path, strerror(errno));
-	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	/* The scrub call wants the generation too, and a symlink cannot be
 	 * opened for FS_IOC_GETVERSION: ask bulkstat. */
 	ino = st.st_ino;

@@ -66,40 +66,13 @@ static struct file merged = { .path = MNT "/merged" };	/* item 5 */
 #define MERGED_EXTENTS 12
 #define FAIR_SERVER_CPU0 "/sys/kernel/debug/sched/fair_server/cpu0/runtime"
 
-/* A file of BTREE_EXTENTS one-block extents with holes between them, so that
- * its data fork is a btree. */
-static void write_fragmented(const char *path)
-{
-	int fd = kt_open(path, O_WRONLY | O_CREAT | O_TRUNC);
-	char block[BLK];
-
-	memset(block, 'm', sizeof(block));
-	for (int i = 0; i < BTREE_EXTENTS; i++)
-		REQUIRE(pwrite(fd, block, BLK, (off_t)i * 2 * BLK) == BLK, "write %s: %s", path,
-			strerror(errno));
-	REQUIRE(fsync(fd) == 0, "fsync %s: %s", path, strerror(errno));
-	close(fd);
-}
-
-/* Overwrite di_mode (bytes 2-3 of the inode core) with an invalid file type. */
-static void break_core(const struct file *f)
-{
-	unsigned long long byte;
-
-	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert ino %llu byte' %s", (unsigned long long)f->ino,
-			      DEV), "%*s (%llu)", &byte) == 1, "xfs_db convert ino");
-	printf("%s: inode core at byte %llu\n", f->path, byte);
-	tl_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", DEV,
-		byte + 2);
-}
-
 /* Item 2: the report of an inode that cannot be loaded is queued. */
 static void unloadable_core(int fan)
 {
 	struct stat st;
 	int err;
 
-	kt_pin_to_cpu0();
+	tl_pin_to_cpu0();
 	kt_hold_unbound_workers(4);
 	err = stat(core.path, &st) == 0 ? 0 : errno;
 	kt_fserror_expect_none(fan, NO_EVENT_MS, "inode core, reporting worker held");
@@ -116,7 +89,7 @@ static void unreadable_mapping(int fan)
 	struct kt_fserror ev[MAX_EVENTS];
 	char small[100];
 	unsigned int errors = 0;
-	int fd = kt_open(mapped.path, O_WRONLY);
+	int fd = tl_open(mapped.path, O_WRONLY);
 	int n;
 
 	memset(small, 0x3c, sizeof(small));
@@ -139,11 +112,11 @@ static void unreadable_mapping(int fan)
 /* Item 3: the stale writeback error that a hole punch's flush hands back. */
 static void stale_writeback_error(int fan)
 {
-	uint64_t blk1 = vt_file_physical(punched.path, BLK) / BLK;
-	int fd = kt_open(punched.path, O_WRONLY);
+	uint64_t blk1 = tl_file_physical(punched.path, BLK) / BLK;
+	int fd = tl_open(punched.path, O_WRONLY);
 
 	kt_dust_add(DUST, blk1, 1);
-	kt_write_block(fd, 1, 'w');
+	tl_write_block(fd, 1, 'w');
 	/* syncfs leaves the mapping's AS_EIO for the next flush to find */
 	CHECK(syncfs(fd) < 0 && errno == EIO, "syncfs after a failed writeback: %s",
 	      strerror(errno));
@@ -160,13 +133,13 @@ static void stale_writeback_error(int fan)
  * MERGED_EXTENTS in all. */
 static void write_merged(void)
 {
-	int fd = kt_open(merged.path, O_WRONLY | O_CREAT | O_TRUNC);
+	int fd = tl_open(merged.path, O_WRONLY | O_CREAT | O_TRUNC);
 
-	kt_write_block(fd, 0, 'a');
-	kt_write_block(fd, 1, 'a');
+	tl_write_block(fd, 0, 'a');
+	tl_write_block(fd, 1, 'a');
 	REQUIRE(fsync(fd) == 0, "fsync %s: %s", merged.path, strerror(errno));
 	for (int i = 1; i < MERGED_EXTENTS; i++)
-		kt_write_block(fd, 2 + 2 * i, 'a');
+		tl_write_block(fd, 2 + 2 * i, 'a');
 	REQUIRE(fsync(fd) == 0, "fsync %s: %s", merged.path, strerror(errno));
 	close(fd);
 }
@@ -184,24 +157,24 @@ static void two_writebacks(void *arg)
 static void no_merge(int fan)
 {
 	const char *fs = kt_fs_name(DEV);
-	uint64_t blk0 = vt_file_physical(merged.path, 0) / BLK;
+	uint64_t blk0 = tl_file_physical(merged.path, 0) / BLK;
 	char fair[32];
-	int fd = kt_open(merged.path, O_WRONLY);
+	int fd = tl_open(merged.path, O_WRONLY);
 	int got;
 
-	REQUIRE(vt_file_physical(merged.path, BLK) == (blk0 + 1) * BLK,
+	REQUIRE(tl_file_physical(merged.path, BLK) == (blk0 + 1) * BLK,
 		"%s: blocks 0 and 1 are not next to each other on disk", merged.path);
 	kt_dust_add(DUST, blk0, 1);
-	kt_write_block(fd, 0, 'b');	/* overwrite: the disk fails it */
-	kt_write_block(fd, 1, 'b');	/* overwrite: mapped at once */
-	kt_write_block(fd, 2, 'b');	/* hole: cannot be mapped below */
+	tl_write_block(fd, 0, 'b');	/* overwrite: the disk fails it */
+	tl_write_block(fd, 1, 'b');	/* overwrite: mapped at once */
+	tl_write_block(fd, 2, 'b');	/* hole: cannot be mapped below */
 	kt_errortag(fs, "reduce_max_iextents", 1);
-	snprintf(fair, sizeof(fair), "%s", kt_read_str(FAIR_SERVER_CPU0));
+	tl_slurp(FAIR_SERVER_CPU0, fair, sizeof(fair));
 	kt_solo_begin();
 	/* the completion worker must not run between the two writebacks */
-	kt_write_str(FAIR_SERVER_CPU0, "0");
+	tl_write_str(FAIR_SERVER_CPU0, "0");
 	kt_run_alone(two_writebacks, &fd);
-	kt_write_str(FAIR_SERVER_CPU0, fair);
+	tl_write_str(FAIR_SERVER_CPU0, fair);
 	kt_solo_end();
 	kt_errortag(fs, "reduce_max_iextents", 0);
 	got = fsync(fd) == 0 ? 0 : errno;
@@ -217,21 +190,21 @@ int main(int argc, char **argv)
 	char want[160];
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, "");
+	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
-	kt_write_file(core.path, BLK, 2, true);
-	write_fragmented(mapped.path);
-	kt_write_file(punched.path, 4 * BLK, 4, true);
+	tl_write_file(core.path, BLK, 2, true);
+	kt_write_btree_file(mapped.path, BTREE_EXTENTS);
+	tl_write_file(punched.path, 4 * BLK, 4, true);
 	write_merged();
-	kt_ino_gen(core.path, &core.ino, &core.gen);
-	kt_ino_gen(mapped.path, &mapped.ino, &mapped.gen);
-	kt_ino_gen(punched.path, &punched.ino, &punched.gen);
-	kt_ino_gen(merged.path, &merged.ino, &merged.gen);
+	tl_ino_gen(core.path, &core.ino, &core.gen);
+	tl_ino_gen(mapped.path, &mapped.ino, &mapped.gen);
+	tl_ino_gen(punched.path, &punched.ino, &punched.gen);
+	tl_ino_gen(merged.path, &merged.ino, &merged.gen);
 	tl_umount(MNT);
 
-	break_core(&core);
+	kt_break_inode_mode(DEV, core.ino);
 	kt_dust_add(DUST, kt_bmbt_leaf_daddr(DEV, mapped.ino) * 512 / BLK, 0);
 	kt_dust_enable(DUST, true);
 	tl_mount(DEV, MNT, NULL);

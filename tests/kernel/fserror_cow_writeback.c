@@ -69,10 +69,10 @@ int main(int argc, char **argv)
 
 	vt_require_vm();
 	bb_setup(backing, "-d agcount=4");
-	kt_write_file(ORIG, 16 * BLK, 9, true);
-	kt_reflink(ORIG, COPY);
+	tl_write_file(ORIG, 16 * BLK, 9, true);
+	tl_reflink(ORIG, COPY);
 	sync();
-	kt_ino_gen(COPY, &ino, &gen);
+	tl_ino_gen(COPY, &ino, &gen);
 	char *orig_before = strdup(tl_out("sha256sum " ORIG));
 
 	uint64_t nfree = fail_free_space();
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	int fan = kt_fserror_listen(BB_MNT);
 
 	memset(buf, 'z', sizeof(buf));
-	int fd = kt_open(COPY, O_WRONLY);
+	int fd = tl_open(COPY, O_WRONLY);
 
 	CHECK_INT(pwrite(fd, buf, BLK, OVERWRITTEN * BLK), BLK);
 	kt_trace_start(events, 1);

@@ -47,19 +47,19 @@ int main(int argc, char **argv)
 	uint32_t gen;
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s", vt_features());
 	tl_mount(dev, MNT, NULL);
 
-	int fd = kt_open(FILE_PATH, O_RDWR | O_CREAT | O_TRUNC);
+	int fd = tl_open(FILE_PATH, O_RDWR | O_CREAT | O_TRUNC);
 
 	for (int i = 0; i < EXTENTS; i++)
-		kt_write_block(fd, 2 * i, 'a');
+		tl_write_block(fd, 2 * i, 'a');
 	REQUIRE(fsync(fd) == 0, "fsync: %s", strerror(errno));
-	kt_ino_gen(FILE_PATH, &ino, &gen);
+	tl_ino_gen(FILE_PATH, &ino, &gen);
 
-	kt_write_block(fd, 0, 'b');	/* overwrite: mapped at once */
-	kt_write_block(fd, 1, 'c');	/* hole: delayed allocation */
+	tl_write_block(fd, 0, 'b');	/* overwrite: mapped at once */
+	tl_write_block(fd, 1, 'c');	/* hole: delayed allocation */
 
 	int fan = kt_fserror_listen(MNT);
 

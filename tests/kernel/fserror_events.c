@@ -110,7 +110,7 @@ static void identify(struct victim *v)
 	} h;
 	int mount_id;
 
-	kt_ino_gen(v->path, &v->ino, &v->gen);
+	tl_ino_gen(v->path, &v->ino, &v->gen);
 	h.fh.handle_bytes = sizeof(h.bytes);
 	REQUIRE(name_to_handle_at(AT_FDCWD, v->path, &h.fh, &mount_id, 0) == 0,
 		"name_to_handle_at %s: %s", v->path, strerror(errno));
@@ -128,7 +128,7 @@ static void make_dir(struct victim *v, int entries)
 		char name[512];
 
 		snprintf(name, sizeof(name), "%s/entry-with-a-longish-name-%04d", v->path, i);
-		close(kt_open(name, O_WRONLY | O_CREAT));
+		close(tl_open(name, O_WRONLY | O_CREAT));
 	}
 }
 
@@ -156,32 +156,32 @@ static void populate(void)
 	snprintf(dirio.path, sizeof(dirio.path), MNT "/%s", dirio.name);
 	snprintf(dircorrupt.path, sizeof(dircorrupt.path), MNT "/%s", dircorrupt.name);
 
-	kt_write_file(buffered.path, 256 * 1024, 1, true);
-	kt_write_file(direct.path, 256 * 1024, 2, true);
-	kt_write_file(mapped.path, 64 * 1024, 3, true);
-	kt_write_file(overwrite.path, 64 * 1024, 4, true);
-	kt_write_file(atunmount.path, 64 * 1024, 5, true);
-	kt_write_file(spliced.path, 256 * 1024, 6, true);
-	kt_write_file(partial.path, 64 * 1024, 7, true);
-	kt_write_file(zeroed.path, 64 * 1024, 8, true);
-	kt_write_file(MNT "/unshared-source", 64 * 1024, 10, true);
-	kt_reflink(MNT "/unshared-source", unshared.path);
+	tl_write_file(buffered.path, 256 * 1024, 1, true);
+	tl_write_file(direct.path, 256 * 1024, 2, true);
+	tl_write_file(mapped.path, 64 * 1024, 3, true);
+	tl_write_file(overwrite.path, 64 * 1024, 4, true);
+	tl_write_file(atunmount.path, 64 * 1024, 5, true);
+	tl_write_file(spliced.path, 256 * 1024, 6, true);
+	tl_write_file(partial.path, 64 * 1024, 7, true);
+	tl_write_file(zeroed.path, 64 * 1024, 8, true);
+	tl_write_file(MNT "/unshared-source", 64 * 1024, 10, true);
+	tl_reflink(MNT "/unshared-source", unshared.path);
 	/* two copies of the same data, for a deduplication to compare */
-	kt_write_file(MNT "/deduped-source", 64 * 1024, 16, true);
-	kt_write_file(deduped.path, 64 * 1024, 16, true);
-	kt_write_file(dwrite.path, 64 * 1024, 11, true);
-	kt_write_file(aio.path, 64 * 1024, 12, true);
-	kt_write_file(frozen.path, 64 * 1024, 13, true);
-	kt_write_file(mdwrite.path, BLK, 15, true);
+	tl_write_file(MNT "/deduped-source", 64 * 1024, 16, true);
+	tl_write_file(deduped.path, 64 * 1024, 16, true);
+	tl_write_file(dwrite.path, 64 * 1024, 11, true);
+	tl_write_file(aio.path, 64 * 1024, 12, true);
+	tl_write_file(frozen.path, 64 * 1024, 13, true);
+	tl_write_file(mdwrite.path, BLK, 15, true);
 	/* 64 KiB of data, then 64 KiB preallocated past the end of the file
 	 * that an append will write into */
-	kt_write_file(appended.path, 64 * 1024, 14, true);
-	int afd = kt_open(appended.path, O_WRONLY);
+	tl_write_file(appended.path, 64 * 1024, 14, true);
+	int afd = tl_open(appended.path, O_WRONLY);
 	REQUIRE(fallocate(afd, FALLOC_FL_KEEP_SIZE, 64 * 1024, 64 * 1024) == 0,
 		"fallocate KEEP_SIZE: %s", strerror(errno));
 	REQUIRE(fsync(afd) == 0, "fsync: %s", strerror(errno));
 	close(afd);
-	int fd = kt_open(unwritten.path, O_WRONLY | O_CREAT);
+	int fd = tl_open(unwritten.path, O_WRONLY | O_CREAT);
 	REQUIRE(fallocate(fd, 0, 0, 64 * 1024) == 0, "fallocate: %s", strerror(errno));
 	REQUIRE(fsync(fd) == 0, "fsync: %s", strerror(errno));
 	close(fd);
@@ -190,7 +190,7 @@ static void populate(void)
 
 	/* Directories spread over the AGs; fill one outside AG 0 with inodes
 	 * and take its inode btree away later. */
-	int dfd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int dfd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(dfd, &geo);
 	close(dfd);
 	for (int d = 0; d < 8 && inobt_agno == 0; d++) {
@@ -200,7 +200,7 @@ static void populate(void)
 
 		snprintf(dir, sizeof(dir), MNT "/inodes%d", d);
 		REQUIRE(mkdir(dir, 0755) == 0, "mkdir %s: %s", dir, strerror(errno));
-		kt_ino_gen(dir, &ino, &gen);
+		tl_ino_gen(dir, &ino, &gen);
 		if (ino_agno(&geo, ino) == 0)
 			continue;
 		inobt_agno = ino_agno(&geo, ino);
@@ -208,7 +208,7 @@ static void populate(void)
 			char name[128];
 
 			snprintf(name, sizeof(name), "%s/f%d", dir, i);
-			close(kt_open(name, O_WRONLY | O_CREAT));
+			close(tl_open(name, O_WRONLY | O_CREAT));
 		}
 	}
 	REQUIRE(inobt_agno != 0, "no directory landed outside AG 0");
@@ -216,12 +216,12 @@ static void populate(void)
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		identify(files[i]);
-		files[i]->blk = vt_file_physical(files[i]->path, files[i]->offset) / BLK;
+		files[i]->blk = tl_file_physical(files[i]->path, files[i]->offset) / BLK;
 	}
 	identify(&dirio);
 	identify(&dircorrupt);
-	dirio.blk = kt_fork_physical(dirio.path, 0) / BLK;
-	dircorrupt.blk = kt_fork_physical(dircorrupt.path, 0) / BLK;
+	dirio.blk = tl_fork_physical(dirio.path, 0, false) / BLK;
+	dircorrupt.blk = tl_fork_physical(dircorrupt.path, 0, false) / BLK;
 
 	struct statfs sfs;
 	REQUIRE(statfs(MNT, &sfs) == 0, "statfs: %s", strerror(errno));
@@ -299,7 +299,7 @@ static bool touch_sigbus(const volatile char *p)
 static ssize_t read_at(const char *path, int flags, uint64_t offset, size_t len)
 {
 	void *buf;
-	int fd = kt_open(path, O_RDONLY | flags);
+	int fd = tl_open(path, O_RDONLY | flags);
 
 	REQUIRE(posix_memalign(&buf, BLK, len) == 0, "out of memory");
 	ssize_t n = pread(fd, buf, len, (off_t)offset);
@@ -318,18 +318,18 @@ static void clean_workload(void)
 
 	for (int i = 0; i < 20; i++) {
 		snprintf(path, sizeof(path), MNT "/clean%d", i);
-		kt_write_file(path, 16384 + i * 4096, 100 + i, i % 2);
+		tl_write_file(path, 16384 + i * 4096, 100 + i, i % 2);
 	}
 	CHECK_INT(read_at(buffered.path, 0, 0, 256 * 1024), 256 * 1024);
 	CHECK_INT(read_at(direct.path, O_DIRECT, 0, 256 * 1024), 256 * 1024);
-	kt_reflink(buffered.path, MNT "/clean-clone");
-	kt_write_file(MNT "/clean-clone", 8192, 7, true);
+	tl_reflink(buffered.path, MNT "/clean-clone");
+	tl_write_file(MNT "/clean-clone", 8192, 7, true);
 	REQUIRE(rename(MNT "/clean3", MNT "/clean3-renamed") == 0, "rename: %s", strerror(errno));
 	REQUIRE(unlink(MNT "/clean4") == 0, "unlink: %s", strerror(errno));
 	tl_must("ls -lR %s >/dev/null && sync", MNT);
 
 	/* Failed reads that are not media errors. */
-	int fd = kt_open(mapped.path, O_RDONLY);
+	int fd = tl_open(mapped.path, O_RDONLY);
 	void *guard = mmap(NULL, BLK, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	REQUIRE(guard != MAP_FAILED, "mmap: %s", strerror(errno));
 	errno = 0;
@@ -337,7 +337,7 @@ static void clean_workload(void)
 	      strerror(errno));
 	munmap(guard, BLK);
 	close(fd);
-	fd = kt_open(direct.path, O_RDONLY | O_DIRECT);
+	fd = tl_open(direct.path, O_RDONLY | O_DIRECT);
 	char *unaligned = malloc(BLK + 1);
 	errno = 0;
 	CHECK(pread(fd, unaligned + 1, 511, 1) < 0 && errno == EINVAL,
@@ -346,7 +346,7 @@ static void clean_workload(void)
 	close(fd);
 
 	/* SIGBUS past EOF is not a read error. */
-	fd = kt_open(MNT "/clean0", O_RDONLY);
+	fd = tl_open(MNT "/clean0", O_RDONLY);
 	char *map = mmap(NULL, 64 * 1024, PROT_READ, MAP_SHARED, fd, 0);
 	REQUIRE(map != MAP_FAILED, "mmap: %s", strerror(errno));
 	CHECK(!touch_sigbus(map), "reading inside the file raised SIGBUS");
@@ -369,7 +369,7 @@ static void corrupt_dir_block(void)
 static void find_inobt_root(void)
 {
 	struct xfs_fsop_geom geo;
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 
 	kt_geometry(fd, &geo);
 	close(fd);
@@ -394,7 +394,7 @@ static void data_read_errors(int fan)
 	/* splice, 64 KiB from the bad block on */
 	int pipefd[2];
 	REQUIRE(pipe(pipefd) == 0, "pipe: %s", strerror(errno));
-	int sfd = kt_open(spliced.path, O_RDONLY);
+	int sfd = tl_open(spliced.path, O_RDONLY);
 	loff_t off = (loff_t)spliced.offset;
 	errno = 0;
 	CHECK(splice(sfd, &off, pipefd[1], NULL, REQUEST, 0) < 0 && errno == EIO,
@@ -411,7 +411,7 @@ static void data_read_errors(int fan)
 	expect_event(fan, "direct read", EIO, &direct);
 
 	/* mmap read */
-	int fd = kt_open(mapped.path, O_RDONLY);
+	int fd = tl_open(mapped.path, O_RDONLY);
 	char *map = mmap(NULL, 64 * 1024, PROT_READ, MAP_SHARED, fd, 0);
 	REQUIRE(map != MAP_FAILED, "mmap: %s", strerror(errno));
 	CHECK(touch_sigbus(map + mapped.offset), "mapped read over a bad block did not SIGBUS");
@@ -427,7 +427,7 @@ static void write_back_to_bad_block(int fan, struct victim *v, const char *what)
 
 	kt_dust_add(DUST, v->blk, 1);
 	memset(buf, 0x5a, sizeof(buf));
-	int fd = kt_open(v->path, O_WRONLY);
+	int fd = tl_open(v->path, O_WRONLY);
 	CHECK_INT(pwrite(fd, buf, sizeof(buf), (off_t)v->offset), BLK);
 	errno = 0;
 	CHECK(fsync(fd) < 0 && errno == EIO, "%s: fsync after failed writeback: %s", what,
@@ -447,21 +447,21 @@ static void write_errors(int fan)
 	int fd;
 
 	memset(small, 0x3c, sizeof(small));
-	fd = kt_open(partial.path, O_WRONLY);
+	fd = tl_open(partial.path, O_WRONLY);
 	errno = 0;
 	CHECK(pwrite(fd, small, sizeof(small), (off_t)partial.offset + 10) < 0 && errno == EIO,
 	      "write of part of an unreadable block: %s", strerror(errno));
 	close(fd);
 	expect_event(fan, "partial block write", EIO, &partial);
 
-	fd = kt_open(zeroed.path, O_WRONLY);
+	fd = tl_open(zeroed.path, O_WRONLY);
 	errno = 0;
 	CHECK(fallocate(fd, FALLOC_FL_ZERO_RANGE, (off_t)zeroed.offset + 100, 200) < 0 &&
 		      errno == EIO, "zeroing part of an unreadable block: %s", strerror(errno));
 	close(fd);
 	expect_event(fan, "zero range", EIO, &zeroed);
 
-	fd = kt_open(unshared.path, O_WRONLY);
+	fd = tl_open(unshared.path, O_WRONLY);
 	errno = 0;
 	CHECK(fallocate(fd, FALLOC_FL_UNSHARE_RANGE, (off_t)unshared.offset, BLK) < 0 &&
 		      errno == EIO, "unsharing an unreadable block: %s", strerror(errno));
@@ -473,8 +473,8 @@ static void write_errors(int fan)
 		struct file_dedupe_range range;
 		struct file_dedupe_range_info info;
 	} dedupe = { .range = { .src_length = 64 * 1024, .dest_count = 1 } };
-	int src = kt_open(MNT "/deduped-source", O_RDONLY);
-	fd = kt_open(deduped.path, O_RDWR);
+	int src = tl_open(MNT "/deduped-source", O_RDONLY);
+	fd = tl_open(deduped.path, O_RDWR);
 	dedupe.info.dest_fd = fd;
 	CHECK(ioctl(src, FIDEDUPERANGE, &dedupe) == 0, "FIDEDUPERANGE: %s", strerror(errno));
 	CHECK(dedupe.info.status == -EIO, "deduplication over an unreadable block: status %d, "
@@ -487,7 +487,7 @@ static void write_errors(int fan)
 	void *buf;
 	REQUIRE(posix_memalign(&buf, BLK, BLK) == 0, "posix_memalign");
 	memset(buf, 0x6b, BLK);
-	fd = kt_open(dwrite.path, O_WRONLY | O_DIRECT);
+	fd = tl_open(dwrite.path, O_WRONLY | O_DIRECT);
 	errno = 0;
 	CHECK(pwrite(fd, buf, BLK, (off_t)dwrite.offset) < 0 && errno == EIO,
 	      "direct write to a block that cannot be written: %s", strerror(errno));
@@ -506,7 +506,7 @@ static void async_direct_read(int fan)
 
 	REQUIRE(syscall(SYS_io_setup, 1, &ctx) == 0, "io_setup: %s", strerror(errno));
 	REQUIRE(posix_memalign(&buf, BLK, BLK) == 0, "posix_memalign");
-	int fd = kt_open(aio.path, O_RDONLY | O_DIRECT);
+	int fd = tl_open(aio.path, O_RDONLY | O_DIRECT);
 	memset(&cb, 0, sizeof(cb));
 	cb.aio_fildes = (uint32_t)fd;
 	cb.aio_lio_opcode = IOCB_CMD_PREAD;
@@ -531,7 +531,7 @@ static void more_writeback(int fan)
 
 	memset(buf, 0x77, sizeof(buf));
 	kt_dust_add(DUST, appended.blk, 1);
-	int fd = kt_open(appended.path, O_WRONLY | O_APPEND);
+	int fd = tl_open(appended.path, O_WRONLY | O_APPEND);
 	CHECK_INT(write(fd, buf, sizeof(buf)), BLK);
 	errno = 0;
 	CHECK(fsync(fd) < 0 && errno == EIO, "fsync of an append to a bad block: %s",
@@ -540,10 +540,10 @@ static void more_writeback(int fan)
 	expect_event(fan, "append writeback", EIO, &appended);
 
 	kt_dust_add(DUST, frozen.blk, 1);
-	fd = kt_open(frozen.path, O_WRONLY);
+	fd = tl_open(frozen.path, O_WRONLY);
 	CHECK_INT(pwrite(fd, buf, sizeof(buf), (off_t)frozen.offset), BLK);
 	close(fd);
-	int mfd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int mfd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	CHECK(ioctl(mfd, FIFREEZE, 0) == 0, "FIFREEZE: %s", strerror(errno));
 	CHECK(ioctl(mfd, FITHAW, 0) == 0, "FITHAW: %s", strerror(errno));
 	close(mfd);
@@ -573,7 +573,7 @@ static void metadata_write_error(int fan)
 	REQUIRE(stat(mdwrite.path, &st) == 0, "stat: %s", strerror(errno));	/* cached */
 	kt_dust_add(DUST, mdwrite.blk, 1);
 	REQUIRE(chmod(mdwrite.path, 0600) == 0, "chmod: %s", strerror(errno));
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	CHECK(ioctl(fd, FIFREEZE, 0) == 0, "FIFREEZE: %s", strerror(errno));
 	CHECK(ioctl(fd, FITHAW, 0) == 0, "FITHAW: %s", strerror(errno));
 	close(fd);
@@ -598,7 +598,7 @@ static void metadata_errors(int fan)
 	inum.req.hdr.flags = XFS_BULK_IREQ_AGNO;
 	inum.req.hdr.agno = inobt_agno;
 	inum.req.hdr.icount = 16;
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	errno = 0;
 	CHECK(ioctl(fd, XFS_IOC_INUMBERS, &inum) < 0 && errno == EIO,
 	      "INUMBERS over an unreadable inode btree: %s", strerror(errno));
@@ -606,7 +606,7 @@ static void metadata_errors(int fan)
 	expect_event(fan, "unreadable inode btree block", EIO, NULL);
 
 	/* directory block that fails its verifier: marked sick, with the inode */
-	fd = kt_open(dircorrupt.path, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(dircorrupt.path, O_RDONLY | O_DIRECTORY);
 	char buf[4096];
 	errno = 0;
 	CHECK(syscall(SYS_getdents64, fd, buf, sizeof(buf)) < 0 && errno == EFSCORRUPTED,
@@ -712,7 +712,7 @@ static void unmount_with_events(void)
 	kt_dust_add(DUST, atunmount.blk, 1);
 	char buf[BLK];
 	memset(buf, 0xa5, sizeof(buf));
-	int fd = kt_open(atunmount.path, O_WRONLY);
+	int fd = tl_open(atunmount.path, O_WRONLY);
 	CHECK_INT(pwrite(fd, buf, sizeof(buf), (off_t)atunmount.offset), BLK);
 	close(fd);
 	tl_umount(MNT);
@@ -729,10 +729,10 @@ static void shutdown_event(void)
 
 	tl_mount(DEV, MNT, NULL);
 	int fan = kt_fserror_listen(MNT);
-	int file = kt_open(buffered.path, O_RDONLY);
+	int file = tl_open(buffered.path, O_RDONLY);
 	char *map = mmap(NULL, BLK, PROT_READ, MAP_SHARED, file, 0);
 	REQUIRE(map != MAP_FAILED, "mmap: %s", strerror(errno));
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	CHECK(ioctl(fd, XFS_IOC_GOINGDOWN, &how) == 0, "GOINGDOWN: %s", strerror(errno));
 	close(fd);
 	expect_event(fan, "shutdown", ESHUTDOWN, NULL);
@@ -763,7 +763,7 @@ static void log_write_shutdown(void)
 
 	tl_mount(DEV, MNT, NULL);
 	int fan = kt_fserror_listen(MNT);
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	close(fd);
 	while ((1ULL << agblklog) < geo.agblocks)
@@ -777,7 +777,7 @@ static void log_write_shutdown(void)
 	 * and with 1 the log write itself went through. */
 	kt_dust_add_range(DUST, first, geo.logblocks, 3);
 	snprintf(path, sizeof(path), MNT "/after-the-log-broke");
-	fd = kt_open(path, O_WRONLY | O_CREAT);
+	fd = tl_open(path, O_WRONLY | O_CREAT);
 	errno = 0;
 	CHECK(fsync(fd) < 0, "fsync with a log that cannot be written succeeded");
 	close(fd);
@@ -792,9 +792,9 @@ int main(int argc, char **argv)
 	static const char *const events[] = { "xfs:xfs_file_ioerror" };
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, "-d agcount=4");
+	tl_mkfs(DEV, "%s -d agcount=4", vt_features());
 	tl_mount(DEV, MNT, NULL);
 	populate();
 	clean_workload();

@@ -55,21 +55,6 @@ static struct file media = { .path = MNT "/media-error" };
 static struct file mapping = { .path = MNT "/broken-mapping" };
 static struct file core = { .path = MNT "/broken-core" };
 
-/* A file of BTREE_EXTENTS one-block extents with holes between them, so that
- * its data fork is a btree. */
-static void write_fragmented(const char *path)
-{
-	int fd = kt_open(path, O_WRONLY | O_CREAT | O_TRUNC);
-	char block[BLK];
-
-	memset(block, 'm', sizeof(block));
-	for (int i = 0; i < BTREE_EXTENTS; i++)
-		REQUIRE(pwrite(fd, block, BLK, (off_t)i * 2 * BLK) == BLK, "write %s: %s", path,
-			strerror(errno));
-	REQUIRE(fsync(fd) == 0, "fsync %s: %s", path, strerror(errno));
-	close(fd);
-}
-
 /* Zero the magic number of the first leaf of the file's mapping btree. */
 static void break_mapping(const struct file *f)
 {
@@ -78,19 +63,6 @@ static void break_mapping(const struct file *f)
 	printf("%s: mapping btree leaf at daddr %llu\n", f->path, daddr);
 	tl_must("dd if=/dev/zero of=%s bs=4 count=1 seek=%llu conv=notrunc status=none", DEV,
 		daddr * 512 / 4);
-}
-
-/* Overwrite di_mode (bytes 2-3 of the inode core) with an invalid file type;
- * the inode's CRC no longer matches either. */
-static void break_core(const struct file *f)
-{
-	unsigned long long byte;
-
-	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert ino %llu byte' %s", (unsigned long long)f->ino,
-			      DEV), "%*s (%llu)", &byte) == 1, "xfs_db convert ino");
-	printf("%s: inode core at byte %llu\n", f->path, byte);
-	tl_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", DEV,
-		byte + 2);
 }
 
 /* Exactly one event: @error on @f, handle present and matching. */
@@ -130,7 +102,7 @@ static void read_then_evict(void *arg)
 	}
 	/* the inode and dentry caches give each entry a second chance */
 	for (int i = 0; i < 2; i++)
-		kt_write_str("/proc/sys/vm/drop_caches", "3");
+		tl_write_str("/proc/sys/vm/drop_caches", "3");
 }
 
 /* @read_error: what the read gives; @error: what the event says. */
@@ -148,7 +120,7 @@ static void step_read(int fan, const char *step, const struct file *f, int read_
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
 	REQUIRE(sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0, "affinity: %s", strerror(errno));
-	kt_write_str("/proc/sys/vm/drop_caches", "3");
+	tl_write_str("/proc/sys/vm/drop_caches", "3");
 	kt_hold_unbound_workers(3);
 	read_then_evict(&r);
 	kt_release_unbound_workers();
@@ -163,20 +135,20 @@ int main(int argc, char **argv)
 	struct stat st;
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, "");
+	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
-	kt_write_file(media.path, 4 * BLK, 1, true);
-	write_fragmented(mapping.path);
-	kt_write_file(core.path, BLK, 3, true);
-	kt_ino_gen(media.path, &media.ino, &media.gen);
-	kt_ino_gen(mapping.path, &mapping.ino, &mapping.gen);
-	kt_ino_gen(core.path, &core.ino, &core.gen);
-	kt_dust_add(DUST, vt_file_physical(media.path, 0) / BLK, 0);
+	tl_write_file(media.path, 4 * BLK, 1, true);
+	kt_write_btree_file(mapping.path, BTREE_EXTENTS);
+	tl_write_file(core.path, BLK, 3, true);
+	tl_ino_gen(media.path, &media.ino, &media.gen);
+	tl_ino_gen(mapping.path, &mapping.ino, &mapping.gen);
+	tl_ino_gen(core.path, &core.ino, &core.gen);
+	kt_dust_add(DUST, tl_file_physical(media.path, 0) / BLK, 0);
 	tl_umount(MNT);
 	break_mapping(&mapping);
-	break_core(&core);
+	kt_break_inode_mode(DEV, core.ino);
 	kt_dust_enable(DUST, true);
 	tl_mount(DEV, MNT, NULL);
 

@@ -37,11 +37,11 @@ static void fragment_quota_file(void)
 
 	for (int k = 0; k < CHUNKS; k++) {
 		snprintf(path, sizeof(path), MNT "/owned%d", k);
-		close(kt_open(path, O_WRONLY | O_CREAT));
+		close(tl_open(path, O_WRONLY | O_CREAT));
 		REQUIRE(chown(path, (uid_t)(1000 + IDS_PER_CHUNK * k), 0) == 0, "chown %s: %s",
 			path, strerror(errno));
 		snprintf(path, sizeof(path), MNT "/pad%d", k);
-		kt_write_file(path, 4096, (unsigned int)k + 1, true);
+		tl_write_file(path, 4096, (unsigned int)k + 1, true);
 	}
 }
 
@@ -73,8 +73,8 @@ int main(int argc, char **argv)
 	struct kt_fserror ev[8];
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s", vt_features());
 	tl_mount(dev, MNT, "uquota");
 	fragment_quota_file();
 	tl_umount(MNT);

@@ -116,13 +116,13 @@ int main(int argc, char **argv)
 	int status;
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, "");
+	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
-	kt_write_file(FILE_PATH, NBLOCKS * BLK, 3, true);
-	kt_ino_gen(FILE_PATH, &ino, &gen);
-	uint64_t phys = kt_fork_physical(FILE_PATH, BAD * BLK);
+	tl_write_file(FILE_PATH, NBLOCKS * BLK, 3, true);
+	tl_ino_gen(FILE_PATH, &ino, &gen);
+	uint64_t phys = tl_fork_physical(FILE_PATH, BAD * BLK, false);
 
 	tl_umount(MNT);
 	kt_dust_add(DUST, phys / BLK, 0);
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	int fan = kt_fserror_listen(MNT);
 
 	/* 1. The failed read leaves the folio in the page cache, not uptodate. */
-	int fd = kt_open(FILE_PATH, O_RDONLY);
+	int fd = tl_open(FILE_PATH, O_RDONLY);
 
 	errno = 0;
 	CHECK(pread(fd, buf, BLK, BAD * BLK) < 0 && errno == EIO, "read of the bad block: %s",
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < 50 && state != 'D'; i++) {
 		sleep_ms(100);
-		state = kt_task_state(reader);
+		state = tl_task_state(reader);
 	}
 	CHECK(state == 'D', "the /proc/PID/mem reader is not waiting for the read (state %c)",
 	      state);

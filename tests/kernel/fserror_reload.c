@@ -119,7 +119,7 @@ static int open_nocmtime(const char *path)
 	unsigned char handle[64];
 	__u32 hlen = sizeof(handle);
 	struct xfs_fsop_handlereq req;
-	int mnt = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int mnt = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	int fd;
 
 	memset(&req, 0, sizeof(req));
@@ -155,7 +155,7 @@ static void mark_dontcache(int fd, const char *path)
 /* Freeze and thaw: every inode and its cluster written back, the log clean. */
 static void write_back_all(void)
 {
-	int mfd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int mfd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 
 	REQUIRE(ioctl(mfd, FIFREEZE, 0) == 0, "FIFREEZE: %s", strerror(errno));
 	REQUIRE(ioctl(mfd, FITHAW, 0) == 0, "FITHAW: %s", strerror(errno));
@@ -165,7 +165,7 @@ static void write_back_all(void)
 /* A line in the trace, to place the events of a step. */
 static void trace_mark(const char *what)
 {
-	kt_write_str("/sys/kernel/tracing/trace_marker", what);
+	tl_write_str("/sys/kernel/tracing/trace_marker", what);
 }
 
 /* Lines of trace event @event for inode @ino captured so far. */
@@ -186,14 +186,14 @@ static void reclaim(const struct file *const *files, int n)
 	int rounds = 0, done = 0;
 
 	while (done < n && rounds++ < RECLAIM_ROUNDS) {
-		kt_write_str("/proc/sys/vm/drop_caches", "2");
+		tl_write_str("/proc/sys/vm/drop_caches", "2");
 		trace_mark("k37t: caches dropped");
 		for (done = 0; done < n; done++)
 			if (!trace_lines("xfs_inode_reclaiming", files[done]->ino))
 				break;
 	}
-	kt_write_str("/proc/sys/vm/drop_caches", "2");
-	kt_write_str("/proc/sys/vm/drop_caches", "2");
+	tl_write_str("/proc/sys/vm/drop_caches", "2");
+	tl_write_str("/proc/sys/vm/drop_caches", "2");
 	printf("reclaimed %d of %d inodes after %d rounds\n", done, n, rounds);
 }
 
@@ -208,8 +208,8 @@ static void fail_and_evict(int *fds, const struct file *const *files, int n)
 					      "xfs:xfs_ag_mark_sick" };
 	int got[2];
 
-	kt_pin_to_cpu0();
-	kt_write_str("/proc/sys/vm/drop_caches", "3");
+	tl_pin_to_cpu0();
+	tl_write_str("/proc/sys/vm/drop_caches", "3");
 	CHECK_INT(bb_trace_start(events, sizeof(events) / sizeof(events[0])), 0);
 	kt_hold_unbound_workers(HOLD_S);
 	trace_mark("k37t: work item held");
@@ -266,8 +266,8 @@ static void writeback_then_unloadable(int fan, unsigned long long daddr)
 
 	mark_dontcache(fd, gone.path);
 	write_back_all();
-	kt_dust_add(DUST, vt_file_physical(gone.path, 0) / BLK, 1);
-	kt_write_block(fd, 0, 'g');
+	kt_dust_add(DUST, tl_file_physical(gone.path, 0) / BLK, 1);
+	tl_write_block(fd, 0, 'g');
 	/* the inode is in memory while the file is open: nothing reads the block */
 	top_table(daddr, true);
 	fail_and_evict(&fd, files, 1);
@@ -318,10 +318,10 @@ static void sync_bound(int fan, unsigned long long daddr)
 	mark_dontcache(fds[0], slow1.path);
 	mark_dontcache(fds[1], slow2.path);
 	write_back_all();
-	kt_dust_add(DUST, vt_file_physical(slow1.path, 0) / BLK, 1);
-	kt_dust_add(DUST, vt_file_physical(slow2.path, 0) / BLK, 1);
-	kt_write_block(fds[0], 0, 's');
-	kt_write_block(fds[1], 0, 's');
+	kt_dust_add(DUST, tl_file_physical(slow1.path, 0) / BLK, 1);
+	kt_dust_add(DUST, tl_file_physical(slow2.path, 0) / BLK, 1);
+	tl_write_block(fds[0], 0, 's');
+	tl_write_block(fds[1], 0, 's');
 	top_table(daddr, false);
 	tl_must("dmsetup suspend %s", SLOW);
 	fail_and_evict(fds, files, 2);
@@ -361,20 +361,20 @@ int main(int argc, char **argv)
 	unsigned long long gone_daddr, slow_daddr;
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
 	dev_sectors = strtoull(tl_out("blockdev --getsz %s", backing), NULL, 10);
 	REQUIRE(dev_sectors > 0, "cannot size %s", backing);
 	tl_must("dmsetup create %s --table '0 %llu linear /dev/mapper/%s 0'", TOP, dev_sectors,
 		DUST);
-	kt_mkfs(DEV, "");
+	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
-	kt_write_file(gone.path, BLK, 1, true);
-	kt_write_file(slow1.path, BLK, 2, true);
-	kt_write_file(slow2.path, BLK, 3, true);
-	kt_ino_gen(gone.path, &gone.ino, &gone.gen);
-	kt_ino_gen(slow1.path, &slow1.ino, &slow1.gen);
-	kt_ino_gen(slow2.path, &slow2.ino, &slow2.gen);
+	tl_write_file(gone.path, BLK, 1, true);
+	tl_write_file(slow1.path, BLK, 2, true);
+	tl_write_file(slow2.path, BLK, 3, true);
+	tl_ino_gen(gone.path, &gone.ino, &gone.gen);
+	tl_ino_gen(slow1.path, &slow1.ino, &slow1.gen);
+	tl_ino_gen(slow2.path, &slow2.ino, &slow2.gen);
 	tl_umount(MNT);
 
 	gone_daddr = inode_block_daddr(gone.ino);

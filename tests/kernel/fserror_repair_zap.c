@@ -75,12 +75,12 @@ int main(int argc, char **argv)
 	int rc;
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s", vt_features());
 	tl_mount(dev, MNT, NULL);
-	kt_write_file(FILE_PATH, 64 * 1024, 11, true);
-	kt_ino_gen(FILE_PATH, &ino, &gen);
-	char *sums = kt_checksums(MNT);
+	tl_write_file(FILE_PATH, 64 * 1024, 11, true);
+	tl_ino_gen(FILE_PATH, &ino, &gen);
+	char *sums = tl_checksums(MNT);
 
 	tl_umount(MNT);
 	const char *fmt = tl_out("xfs_db -r -c 'inode %llu' -c 'print core.format' %s",
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	errors_reported(fan, QUIET_MS, "mapping repair", ino);
 
 	tl_must("echo 3 > /proc/sys/vm/drop_caches");
-	char *now = kt_checksums(MNT);
+	char *now = tl_checksums(MNT);
 
 	CHECK_STR(now, sums);
 	free(now);

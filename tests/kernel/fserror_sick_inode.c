@@ -79,17 +79,17 @@ int main(int argc, char **argv)
 	uint32_t gen;
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "-d agcount=4,size=256m");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s -d agcount=4,size=256m", vt_features());
 	tl_mount(dev, MNT, NULL);
 	REQUIRE(mkdir(DIR, 0755) == 0, "mkdir: %s", strerror(errno));
 	for (int i = 0; i < 10; i++) {
 		snprintf(path, sizeof(path), DIR "/f%d", i);
-		close(kt_open(path, O_WRONLY | O_CREAT));
+		close(tl_open(path, O_WRONLY | O_CREAT));
 	}
 	snprintf(path, sizeof(path), DIR "/f%d", VICTIM);
-	kt_ino_gen(path, &ino, &gen);
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	tl_ino_gen(path, &ino, &gen);
+	int fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	close(fd);
 	tl_umount(MNT);
@@ -111,10 +111,10 @@ int main(int argc, char **argv)
 	 * reports with a stack dump; that is XFS's own report, not a kernel
 	 * problem, so keep it out of the log that is checked below.
 	 */
-	kt_write_str("/proc/sys/fs/xfs/error_level", "0");
+	tl_write_str("/proc/sys/fs/xfs/error_level", "0");
 	tl_mount(dev, MNT, NULL);
 	int fan = kt_fserror_listen(MNT);
-	int victim = kt_open(path, O_RDONLY);	/* keep it in the inode cache */
+	int victim = tl_open(path, O_RDONLY);	/* keep it in the inode cache */
 	errno = 0;
 	CHECK(open(DIR "/new", O_WRONLY | O_CREAT, 0644) < 0 && errno == EUCLEAN,
 	      "creating a file next to the victim: %s", strerror(errno));

@@ -61,14 +61,14 @@ static void populate(void)
 		struct file *f = &files[i];
 
 		snprintf(f->path, sizeof(f->path), MNT "/f%03d", i);
-		kt_write_file(f->path, BLK, (unsigned int)i + 1, false);
+		tl_write_file(f->path, BLK, (unsigned int)i + 1, false);
 	}
 	sync();
 	for (int i = 0; i < NFILES; i++) {
 		struct file *f = &files[i];
 
-		kt_ino_gen(f->path, &f->ino, &f->gen);
-		kt_dust_add(DUST, vt_file_physical(f->path, 0) / BLK, 0);
+		tl_ino_gen(f->path, &f->ino, &f->gen);
+		kt_dust_add(DUST, tl_file_physical(f->path, 0) / BLK, 0);
 	}
 }
 
@@ -143,9 +143,9 @@ int main(int argc, char **argv)
 	const char *backing = argc > 1 ? argv[1] : "/dev/vda";
 
 	vt_require_vm();
-	kt_allow_small_fs(DEV);
+	tl_allow_small_fs(DEV);
 	kt_dust_create(DUST, backing);
-	kt_mkfs(DEV, "");
+	tl_mkfs(DEV, "%s", vt_features());
 	tl_mount(DEV, MNT, NULL);
 	populate();
 	tl_umount(MNT);
@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 	tl_mount(DEV, MNT, NULL);
 	REQUIRE(posix_memalign(&buf, BLK, BLK) == 0, "posix_memalign");
 	for (int i = 0; i < NFILES; i++)
-		files[i].fd = kt_open(files[i].path, O_RDONLY | O_DIRECT);
+		files[i].fd = tl_open(files[i].path, O_RDONLY | O_DIRECT);
 
 	int fan = kt_fserror_listen(MNT);
 	merged_across_tasks(fan);

@@ -62,7 +62,7 @@ static void make_entry(struct ic_file *f, int i, bool dir)
 		return;
 	}
 	f->size = (size_t)(1 + i % 6) * IC_FS_BLOCK;
-	kt_write_file(f->path, f->size, (unsigned int)(100 + i), true);
+	tl_write_file(f->path, f->size, (unsigned int)(100 + i), true);
 }
 
 /* ic_setup()'s entries: file @dir_index a directory made right after a
@@ -86,7 +86,7 @@ static bool make_dir_entries(struct ic_file *f, int i, void *arg)
 		char path[96];
 
 		snprintf(path, sizeof(path), BB_MNT "/f%02d/entry%d", dir_index, k);
-		kt_write_file(path, IC_FS_BLOCK, (unsigned int)(900 + k), true);
+		tl_write_file(path, IC_FS_BLOCK, (unsigned int)(900 + k), true);
 	}
 	return true;
 }
@@ -126,7 +126,7 @@ void ic_setup(struct ic_fs *fs, const char *backing, int dir_index, const char *
 /* bb_setup() for a V4 filesystem: no profile features. */
 static void setup_v4(const char *backing, const char *mkfs_opts)
 {
-	kt_allow_small_fs(BB_DEV);
+	tl_allow_small_fs(BB_DEV);
 	kt_dust_create(BB_DUST, backing);
 	tl_must("mkfs.xfs -q -f %s %s", mkfs_opts, BB_DEV);
 	tl_mount(BB_DEV, BB_MNT, NULL);
@@ -158,7 +158,7 @@ void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape
 		setup_v4(backing, opts);
 	else
 		bb_setup(backing, opts);
-	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	close(fd);
 	REQUIRE(geo.inodesize == isize && geo.blocksize == bsize,
@@ -183,7 +183,7 @@ void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape
 
 		REQUIRE(lstat(fs->f[i].path, &fs->f[i].st) == 0, "lstat %s", fs->f[i].path);
 		if (!S_ISLNK(fs->f[i].st.st_mode))
-			kt_ino_gen(fs->f[i].path, &ino, &fs->f[i].gen);
+			tl_ino_gen(fs->f[i].path, &ino, &fs->f[i].gen);
 	}
 	fs->first = fs->f[IC_CLUSTER_FILE].st.st_ino & ~(uint64_t)(IC_CLUSTER_INODES - 1);
 	fs->bad_first = fs->first + IC_CLUSTER_INODES - fs->bad_inodes;
@@ -206,7 +206,7 @@ void ic_setup_shape(struct ic_fs *fs, const char *backing, const struct ic_shape
 	REQUIRE(stat(BB_MNT, &st) == 0 &&
 			(st.st_ino < fs->first || st.st_ino >= fs->first + IC_CLUSTER_INODES),
 		"the root directory is in the cluster");
-	fs->sums = kt_checksums(BB_MNT);
+	fs->sums = tl_checksums(BB_MNT);
 
 	tl_umount(BB_MNT);
 	fs->daddr = ino_daddr(fs->bad_first);
@@ -246,7 +246,7 @@ void ic_check_unchanged(const struct ic_fs *fs, bool all)
 			continue;
 		gen = f->gen;
 		if (!S_ISLNK(st.st_mode))
-			kt_ino_gen(f->path, &ino, &gen);
+			tl_ino_gen(f->path, &ino, &gen);
 		CHECK(st.st_ino == f->st.st_ino && st.st_mode == f->st.st_mode &&
 			      st.st_uid == f->st.st_uid && st.st_gid == f->st.st_gid &&
 			      st.st_nlink == f->st.st_nlink && st.st_size == f->st.st_size &&
@@ -288,7 +288,7 @@ void ic_check_repaired(const struct ic_fs *fs)
 
 void ic_check_sums(const struct ic_fs *fs)
 {
-	char *now = kt_checksums(BB_MNT);
+	char *now = tl_checksums(BB_MNT);
 
 	CHECK_STR(now, fs->sums);
 	free(now);
@@ -318,7 +318,7 @@ void ic_check_scrubs(const struct ic_fs *fs, bool rebuilt)
 			continue;
 		if (ic_stat(f->path, &(struct stat){ 0 }) != 0)
 			continue;	/* counted by the caller's checks */
-		kt_ino_gen(f->path, &ino, &gen);
+		tl_ino_gen(f->path, &ino, &gen);
 		if (vt_modern() && rebuilt && f->in_bad_block) {
 			/* The parent pointer was inline in the lost inode. */
 			rc = ic_scrub(XFS_SCRUB_TYPE_PARENT, ino, gen, XFS_SCRUB_IFLAG_REPAIR,
@@ -335,7 +335,7 @@ void ic_check_scrubs(const struct ic_fs *fs, bool rebuilt)
 		if (vt_modern())
 			scrub_clean(XFS_SCRUB_TYPE_PARENT, ino, gen, "PARENT");
 	}
-	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	rc = map_scrub_call(fd, XFS_SCRUB_TYPE_NLINKS, 0, 0, 0, 0, &oflags);
 	close(fd);
 	CHECK(rc == 0 && oflags == 0, "scrub of the link counts: rc %d flags 0x%x", rc, oflags);

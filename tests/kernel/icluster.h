@@ -45,7 +45,7 @@ struct ic_fs {
 	unsigned long long cluster_daddr;
 	uint64_t dust_blk;		/* dm-dust block (4 KiB) of daddr */
 	unsigned int piece;		/* the salvage's read unit in bytes */
-	char *sums;			/* kt_checksums() before the damage */
+	char *sums;			/* tl_checksums() before the damage */
 };
 
 /*

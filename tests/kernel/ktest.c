@@ -19,31 +19,11 @@
 
 #include "ktest.h"
 #include "map_scrub.h"
-#include "vmtest.h"
+#include "testlib.h"
 
 #include "kt_require.h"
 
 #define TRACEFS "/sys/kernel/tracing"
-
-void kt_allow_small_fs(const char *dev)
-{
-	setenv("TEST_DIR", "/tmp", 1);
-	setenv("TEST_DEV", dev, 1);
-	setenv("QA_CHECK_FS", "xfs", 1);
-}
-
-void kt_mkfs(const char *dev, const char *opts)
-{
-	tl_must("mkfs.xfs -q -f %s %s %s", vt_features(), opts, dev);
-}
-
-int kt_open(const char *path, int flags)
-{
-	int fd = open(path, flags, 0644);
-
-	REQUIRE(fd >= 0, "open %s: %s", path, strerror(errno));
-	return fd;
-}
 
 void kt_geometry(int fd, struct xfs_fsop_geom *geo)
 {
@@ -51,24 +31,10 @@ void kt_geometry(int fd, struct xfs_fsop_geom *geo)
 	REQUIRE(ioctl(fd, XFS_IOC_FSGEOMETRY, geo) == 0, "FSGEOMETRY: %s", strerror(errno));
 }
 
-void kt_ino_gen(const char *path, uint64_t *ino, uint32_t *gen)
-{
-	struct stat st;
-	int fd = kt_open(path, O_RDONLY);
-	int version = 0;
-
-	REQUIRE(fstat(fd, &st) == 0, "stat %s: %s", path, strerror(errno));
-	REQUIRE(ioctl(fd, FS_IOC_GETVERSION, &version) == 0, "GETVERSION %s: %s", path,
-		strerror(errno));
-	close(fd);
-	*ino = st.st_ino;
-	*gen = (uint32_t)version;
-}
-
 int kt_scrub_ino(const char *mnt, uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags,
 		 uint32_t *oflags)
 {
-	int fd = kt_open(mnt, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(mnt, O_RDONLY | O_DIRECTORY);
 	int rc;
 
 	*oflags = 0;
@@ -93,47 +59,6 @@ const char *kt_fs_name(const char *dev)
 	return name;
 }
 
-/* xorshift64: reproducible file content without storing it. */
-static uint64_t next_word(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *state = x;
-}
-
-void kt_write_file(const char *path, size_t size, unsigned int seed, bool sync)
-{
-	static uint64_t buf[8192];
-	uint64_t state = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed << 20 | seed);
-	int fd = kt_open(path, O_WRONLY | O_CREAT | O_TRUNC);
-
-	while (size > 0) {
-		size_t chunk = size < sizeof(buf) ? size : sizeof(buf);
-
-		for (size_t i = 0; i < (chunk + 7) / 8; i++)
-			buf[i] = next_word(&state);
-		REQUIRE(write(fd, buf, chunk) == (ssize_t)chunk, "write %s: %s", path,
-			strerror(errno));
-		size -= chunk;
-	}
-	if (sync)
-		REQUIRE(fsync(fd) == 0, "fsync %s: %s", path, strerror(errno));
-	close(fd);
-}
-
-void kt_reflink(const char *src, const char *dst)
-{
-	int s = kt_open(src, O_RDONLY);
-	int d = kt_open(dst, O_WRONLY | O_CREAT | O_TRUNC);
-
-	REQUIRE(ioctl(d, FICLONE, s) == 0, "FICLONE %s -> %s: %s", src, dst, strerror(errno));
-	close(s);
-	close(d);
-}
-
 uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino)
 {
 	unsigned long long fsb, daddr;
@@ -150,102 +75,29 @@ uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino)
 	return daddr;
 }
 
-uint64_t kt_fork_physical(const char *path, uint64_t offset)
+void kt_write_btree_file(const char *path, int extents)
 {
-	enum { NMAP = 64 };
-	struct getbmapx map[NMAP + 1];
-	int fd = kt_open(path, O_RDONLY);
-	int64_t bb = (int64_t)(offset / 512);
+	int fd = tl_open(path, O_WRONLY | O_CREAT | O_TRUNC);
+	char block[4096];
 
-	memset(map, 0, sizeof(map));
-	map[0].bmv_offset = 0;
-	map[0].bmv_length = -1;
-	map[0].bmv_count = NMAP + 1;
-	REQUIRE(ioctl(fd, XFS_IOC_GETBMAPX, map) == 0, "GETBMAPX %s: %s", path, strerror(errno));
-	close(fd);
-	for (int i = 1; i <= map[0].bmv_entries; i++) {
-		if (map[i].bmv_block < 0 || bb < map[i].bmv_offset ||
-		    bb >= map[i].bmv_offset + map[i].bmv_length)
-			continue;
-		return (uint64_t)(map[i].bmv_block + (bb - map[i].bmv_offset)) * 512 +
-		       offset % 512;
-	}
-	REQUIRE(false, "%s has no block at byte %llu", path, (unsigned long long)offset);
-	return 0;
-}
-
-/* All output of a shell command, malloc'd. */
-static char *capture(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	size_t len = 0, cap = 65536;
-	char *out = malloc(cap);
-
-	REQUIRE(p && out, "cannot run %s", cmd);
-	for (;;) {
-		if (cap - len < 4096) {
-			cap *= 2;
-			out = realloc(out, cap);
-			REQUIRE(out, "out of memory");
-		}
-		size_t n = fread(out + len, 1, cap - len - 1, p);
-		if (n == 0)
-			break;
-		len += n;
-	}
-	out[len] = '\0';
-	REQUIRE(pclose(p) == 0, "command failed: %s", cmd);
-	return out;
-}
-
-char *kt_checksums(const char *dir)
-{
-	char *cmd;
-
-	REQUIRE(asprintf(&cmd, "cd %s && find . -type f -print0 | sort -z | xargs -0 -r sha256sum",
-			 dir) > 0, "out of memory");
-	char *out = capture(cmd);
-	free(cmd);
-	return out;
-}
-
-char kt_task_state(pid_t pid)
-{
-	char path[64], buf[512];
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	/* The name in parentheses may hold anything: the state follows the last ")". */
-	char *p = strrchr(buf, ')');
-
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
-void kt_write_str(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-
-	REQUIRE(fd >= 0, "open %s: %s", path, strerror(errno));
-	REQUIRE(write(fd, value, strlen(value)) == (ssize_t)strlen(value), "write '%s' to %s: %s",
-		value, path, strerror(errno));
+	memset(block, 'm', sizeof(block));
+	for (int i = 0; i < extents; i++)
+		REQUIRE(pwrite(fd, block, sizeof(block), (off_t)i * 2 * (off_t)sizeof(block)) ==
+				(ssize_t)sizeof(block),
+			"write %s: %s", path, strerror(errno));
+	REQUIRE(fsync(fd) == 0, "fsync %s: %s", path, strerror(errno));
 	close(fd);
 }
 
-const char *kt_read_str(const char *path)
+void kt_break_inode_mode(const char *dev, uint64_t ino)
 {
-	static char buf[4096];
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	unsigned long long byte;
 
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return buf;
+	REQUIRE(sscanf(tl_out("xfs_db -r -c 'convert ino %llu byte' %s", (unsigned long long)ino,
+			      dev), "%*s (%llu)", &byte) == 1, "xfs_db convert ino");
+	printf("inode %llu: core at byte %llu\n", (unsigned long long)ino, byte);
+	tl_must("printf '\\377\\377' | dd of=%s bs=1 seek=%llu conv=notrunc status=none", dev,
+		byte + 2);
 }
 
 void kt_errortag(const char *fs_name, const char *tag, unsigned int value)
@@ -254,7 +106,7 @@ void kt_errortag(const char *fs_name, const char *tag, unsigned int value)
 
 	snprintf(path, sizeof(path), "/sys/fs/xfs/%s/errortag/%s", fs_name, tag);
 	snprintf(val, sizeof(val), "%u", value);
-	kt_write_str(path, val);
+	tl_write_str(path, val);
 }
 
 /*
@@ -267,9 +119,9 @@ void kt_errortag(const char *fs_name, const char *tag, unsigned int value)
  */
 void kt_trace_start(const char *const *events, size_t n)
 {
-	kt_write_str(TRACEFS "/tracing_on", "0");
-	kt_write_str(TRACEFS "/options/record-cmd", "0");
-	kt_write_str(TRACEFS "/buffer_size_kb", "8192");
+	tl_write_str(TRACEFS "/tracing_on", "0");
+	tl_write_str(TRACEFS "/options/record-cmd", "0");
+	tl_write_str(TRACEFS "/buffer_size_kb", "8192");
 	for (size_t i = 0; i < n; i++) {
 		int fd = open(TRACEFS "/set_event", O_WRONLY | O_APPEND);
 
@@ -277,14 +129,14 @@ void kt_trace_start(const char *const *events, size_t n)
 			"cannot enable trace event %s: %s", events[i], strerror(errno));
 		close(fd);
 	}
-	kt_write_str(TRACEFS "/trace", "");
-	kt_write_str(TRACEFS "/tracing_on", "1");
+	tl_write_str(TRACEFS "/trace", "");
+	tl_write_str(TRACEFS "/tracing_on", "1");
 }
 
 char *kt_trace_stop(void)
 {
-	kt_write_str(TRACEFS "/tracing_on", "0");
-	return capture("cat " TRACEFS "/trace");
+	tl_write_str(TRACEFS "/tracing_on", "0");
+	return tl_out_alloc("cat " TRACEFS "/trace");
 }
 
 int kt_trace_count(const char *trace, ...)
@@ -379,50 +231,40 @@ static char saved_rt_runtime[32];
 /* Keep the contents of a small sysfs/procfs file in @dst to restore later. */
 static void save_str(char *dst, size_t size, const char *path)
 {
-	const char *value = kt_read_str(path);
+	char value[4096];
 
+	tl_slurp(path, value, sizeof(value));
 	REQUIRE(strlen(value) < size, "%s: %s", path, value);
 	memcpy(dst, value, strlen(value) + 1);
 }
 
+static bool cpu1_online(void)
+{
+	char on[8];
+
+	tl_slurp(CPU1_ONLINE, on, sizeof(on));
+	return on[0] == '1';
+}
+
 void kt_solo_begin(void)
 {
-	REQUIRE(kt_read_str(CPU1_ONLINE)[0] == '1', "the guest has no second CPU online");
+	REQUIRE(cpu1_online(), "the guest has no second CPU online");
 	save_str(saved_rt_runtime, sizeof(saved_rt_runtime), RT_RUNTIME);
-	kt_write_str(RT_RUNTIME, "-1");
-	kt_write_str(CPU1_ONLINE, "0");
+	tl_write_str(RT_RUNTIME, "-1");
+	tl_write_str(CPU1_ONLINE, "0");
 }
 
 void kt_solo_end(void)
 {
-	kt_write_str(CPU1_ONLINE, "1");
-	kt_write_str(RT_RUNTIME, saved_rt_runtime);
-}
-
-void kt_write_block(int fd, off_t blk, char fill)
-{
-	char block[4096];
-
-	memset(block, fill, sizeof(block));
-	REQUIRE(pwrite(fd, block, sizeof(block), blk * (off_t)sizeof(block)) ==
-			(ssize_t)sizeof(block),
-		"write block %lld: %s", (long long)blk, strerror(errno));
-}
-
-void kt_pin_to_cpu0(void)
-{
-	cpu_set_t cpu0;
-
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	REQUIRE(sched_setaffinity(0, sizeof(cpu0), &cpu0) == 0, "affinity: %s", strerror(errno));
+	tl_write_str(CPU1_ONLINE, "1");
+	tl_write_str(RT_RUNTIME, saved_rt_runtime);
 }
 
 void kt_run_alone(void (*fn)(void *), void *arg)
 {
 	struct sched_param rt = { .sched_priority = 50 }, normal = { 0 };
 
-	kt_pin_to_cpu0();
+	tl_pin_to_cpu0();
 	REQUIRE(sched_setscheduler(0, SCHED_FIFO, &rt) == 0, "SCHED_FIFO: %s", strerror(errno));
 	fn(arg);
 	REQUIRE(sched_setscheduler(0, SCHED_OTHER, &normal) == 0, "SCHED_OTHER: %s",
@@ -470,13 +312,13 @@ static void hog(void *arg, int ready)
 
 void kt_hold_unbound_workers(unsigned int seconds)
 {
-	REQUIRE(kt_read_str(CPU1_ONLINE)[0] == '1', "the guest has no second CPU online");
+	REQUIRE(cpu1_online(), "the guest has no second CPU online");
 	save_str(saved_wq_cpumask, sizeof(saved_wq_cpumask), WQ_CPUMASK);
 	save_str(saved_rt_runtime, sizeof(saved_rt_runtime), RT_RUNTIME);
 	save_str(saved_fair_server, sizeof(saved_fair_server), FAIR_SERVER_CPU1);
-	kt_write_str(RT_RUNTIME, "-1");
-	kt_write_str(FAIR_SERVER_CPU1, "0");
-	kt_write_str(WQ_CPUMASK, "2");
+	tl_write_str(RT_RUNTIME, "-1");
+	tl_write_str(FAIR_SERVER_CPU1, "0");
+	tl_write_str(WQ_CPUMASK, "2");
 	hog_pid = tl_fork_ready(hog, &seconds);
 	REQUIRE(hog_pid > 0, "the CPU 1 hog did not start");
 }
@@ -488,7 +330,7 @@ void kt_release_unbound_workers(void)
 	REQUIRE(waitpid(hog_pid, &status, 0) == hog_pid && WIFEXITED(status) &&
 		WEXITSTATUS(status) == 0, "the CPU 1 hog failed");
 	hog_pid = -1;
-	kt_write_str(WQ_CPUMASK, saved_wq_cpumask);
-	kt_write_str(FAIR_SERVER_CPU1, saved_fair_server);
-	kt_write_str(RT_RUNTIME, saved_rt_runtime);
+	tl_write_str(WQ_CPUMASK, saved_wq_cpumask);
+	tl_write_str(FAIR_SERVER_CPU1, saved_fair_server);
+	tl_write_str(RT_RUNTIME, saved_rt_runtime);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Helpers for the kernel tests (tests/kernel): small XFS filesystems, files
- * with known content, tracefs, sysfs knobs and dm-dust.  They stop the test
+ * Helpers for the kernel tests (tests/kernel): scrub calls, tracefs, XFS
+ * sysfs knobs, dm-dust, kernel work held off a CPU.  They stop the test
  * (exit 1) when the environment does not behave, so that a test's own CHECKs
  * are only about the kernel behaviour under test.
  */
@@ -14,18 +14,10 @@
 #include <sys/types.h>
 #include <xfs/xfs.h>
 
-/* Let mkfs.xfs 6.1 make filesystems below 300 MB (its fstests switch). */
-void kt_allow_small_fs(const char *dev);
-/* mkfs.xfs -f with the profile's features (vt_features()) and @opts on @dev,
- * quietly; stops the test on failure. */
-void kt_mkfs(const char *dev, const char *opts);
+#include "testlib.h"
 
-/* open() that stops the test on failure. */
-int kt_open(const char *path, int flags);
 /* XFS_IOC_FSGEOMETRY on any file of the filesystem. */
 void kt_geometry(int fd, struct xfs_fsop_geom *geo);
-/* Inode number and generation (FS_IOC_GETVERSION) of a path. */
-void kt_ino_gen(const char *path, uint64_t *ino, uint32_t *gen);
 /* One scrub call on inode @ino generation @gen of the filesystem mounted at
  * @mnt: 0 or -errno, the output flags in @oflags. */
 int kt_scrub_ino(const char *mnt, uint32_t type, uint64_t ino, uint32_t gen, uint32_t iflags,
@@ -33,34 +25,18 @@ int kt_scrub_ino(const char *mnt, uint32_t type, uint64_t ino, uint32_t gen, uin
 /* Name of the filesystem under /sys/fs/xfs and debugfs ("vda", "dm-0"). */
 const char *kt_fs_name(const char *dev);
 
-/* Write @size bytes of content derived from @seed; fsync when asked. */
-void kt_write_file(const char *path, size_t size, unsigned int seed, bool sync);
-/* Write 4 KiB of @fill at block @blk (4 KiB units) of @fd; stops the test on
- * failure. */
-void kt_write_block(int fd, off_t blk, char fill);
-/* Run the calling thread on CPU 0 only; stops the test on failure. */
-void kt_pin_to_cpu0(void);
-/* FICLONE the whole of @src into a new file @dst. */
-void kt_reflink(const char *src, const char *dst);
-/* Physical byte address of the block at byte @offset of any inode's data
- * fork (XFS_IOC_GETBMAPX, works on directories). */
-uint64_t kt_fork_physical(const char *path, uint64_t offset);
+/* A file of @extents one-block (4 KiB) extents with holes between them, so
+ * that its data fork is a btree; synced. */
+void kt_write_btree_file(const char *path, int extents);
+/* On the unmounted @dev, overwrite inode @ino's di_mode (bytes 2-3 of its
+ * core) with an invalid file type; its CRC no longer matches either. */
+void kt_break_inode_mode(const char *dev, uint64_t ino);
 /* Disk address (512-byte sectors) of the first leaf of the data fork
  * mapping btree of inode @ino on the unmounted @dev (xfs_db); the fork must
  * be in btree format. */
 uint64_t kt_bmbt_leaf_daddr(const char *dev, uint64_t ino);
 
-/* "sha256  path" lines for every regular file below @dir, sorted, malloc'd. */
-char *kt_checksums(const char *dir);
 
-/* The state letter of task @pid (R, S, D, ...) from /proc/@pid/stat, '?' if
- * it cannot be read. */
-char kt_task_state(pid_t pid);
-
-/* Echo @value into a sysfs/procfs/tracefs file; stops the test on failure. */
-void kt_write_str(const char *path, const char *value);
-/* Read a small text file into a static buffer ("" on failure). */
-const char *kt_read_str(const char *path);
 /* Set the XFS errortag @tag (e.g. "force_repair") of filesystem @fs_name. */
 void kt_errortag(const char *fs_name, const char *tag, unsigned int value);
 

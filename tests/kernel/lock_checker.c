@@ -41,19 +41,19 @@ static void xfs_workload(const char *dev)
 	uint32_t gen, oflags;
 	const uint32_t force = XFS_SCRUB_IFLAG_REPAIR | XFS_SCRUB_IFLAG_FORCE_REBUILD;
 
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s", vt_features());
 	tl_mount(dev, MNT, NULL);
 	tl_must("mkdir -p " MNT "/dir");
 	for (int i = 0; i < 40; i++) {
 		snprintf(path, sizeof(path), MNT "/dir/f%d", i);
-		kt_write_file(path, 8192, (unsigned int)i + 1, i % 8 == 0);
+		tl_write_file(path, 8192, (unsigned int)i + 1, i % 8 == 0);
 	}
 	tl_must("sync");
-	kt_ino_gen(MNT "/dir", &ino, &gen);
+	tl_ino_gen(MNT "/dir", &ino, &gen);
 	CHECK_INT(kt_scrub_ino(MNT, XFS_SCRUB_TYPE_DIR, ino, gen, 0, &oflags), 0);
 	CHECK_INT(oflags & XFS_SCRUB_OFLAG_CORRUPT, 0);
-	kt_ino_gen(MNT "/dir/f3", &ino, &gen);
+	tl_ino_gen(MNT "/dir/f3", &ino, &gen);
 	CHECK_INT(kt_scrub_ino(MNT, XFS_SCRUB_TYPE_INODE, ino, gen, force, &oflags), 0);
 	tl_umount(MNT);
 }

@@ -65,7 +65,7 @@ static void fill_ag_dir(const char *mnt, int d, unsigned int n, struct kt_popula
 	make_dir(path);
 	for (unsigned int i = 0; i < n; i++) {
 		path_of(path, sizeof(path), mnt, "d%d/f%u", d, i);
-		kt_write_file(path, 4096, (unsigned int)d * 100000 + i, false);
+		tl_write_file(path, 4096, (unsigned int)d * 100000 + i, false);
 	}
 	sync();
 	for (unsigned int i = 0; i < n; i++) {
@@ -75,7 +75,7 @@ static void fill_ag_dir(const char *mnt, int d, unsigned int n, struct kt_popula
 				REQUIRE(false, "unlink %s: %s", path, strerror(errno));
 		} else {
 			path_of(clone, sizeof(clone), mnt, "d%d/c%u", d, i);
-			kt_reflink(path, clone);
+			tl_reflink(path, clone);
 			pop->files++;
 		}
 	}
@@ -103,10 +103,10 @@ static void make_samples(const char *mnt, struct kt_population *pop)
 	SAMPLE(KT_LONG_LINK, "link-long");
 #undef SAMPLE
 
-	kt_write_file(s[KT_FILE].path, 64 * 1024, 11, true);
+	tl_write_file(s[KT_FILE].path, 64 * 1024, 11, true);
 
 	/* 300 separate extents: more than the inode can hold inline. */
-	fd = kt_open(s[KT_BTREE_FILE].path, O_WRONLY | O_CREAT);
+	fd = tl_open(s[KT_BTREE_FILE].path, O_WRONLY | O_CREAT);
 	memset(buf, 0xb7, sizeof(buf));
 	for (int i = 0; i < 300; i++)
 		if (pwrite(fd, buf, sizeof(buf), (off_t)i * 8192) != sizeof(buf))
@@ -117,29 +117,29 @@ static void make_samples(const char *mnt, struct kt_population *pop)
 
 	/* A clone written to after the fact keeps CoW staging blocks. */
 	path_of(name, sizeof(name), mnt, "samples/shared-origin");
-	kt_write_file(name, 256 * 1024, 12, true);
-	kt_reflink(name, s[KT_SHARED_FILE].path);
-	fd = kt_open(s[KT_SHARED_FILE].path, O_WRONLY);
+	tl_write_file(name, 256 * 1024, 12, true);
+	tl_reflink(name, s[KT_SHARED_FILE].path);
+	fd = tl_open(s[KT_SHARED_FILE].path, O_WRONLY);
 	memset(buf, 0xc3, sizeof(buf));
 	if (pwrite(fd, buf, sizeof(buf), 65536) != sizeof(buf) || fsync(fd))
 		REQUIRE(false, "CoW write: %s", strerror(errno));
 	close(fd);
 	pop->files += 3;
 
-	close(kt_open(s[KT_EMPTY_FILE].path, O_WRONLY | O_CREAT));
+	close(tl_open(s[KT_EMPTY_FILE].path, O_WRONLY | O_CREAT));
 
-	kt_write_file(s[KT_XATTR_SHORT].path, 4096, 13, false);
+	tl_write_file(s[KT_XATTR_SHORT].path, 4096, 13, false);
 	set_xattr(s[KT_XATTR_SHORT].path, "user.a", "1", 1);
 	set_xattr(s[KT_XATTR_SHORT].path, "user.b", "22", 2);
 
-	kt_write_file(s[KT_XATTR_LEAF].path, 4096, 14, false);
+	tl_write_file(s[KT_XATTR_LEAF].path, 4096, 14, false);
 	memset(buf, 'v', 48);
 	for (int i = 0; i < 200; i++) {
 		snprintf(name, sizeof(name), "user.attribute-%03d", i);
 		set_xattr(s[KT_XATTR_LEAF].path, name, buf, 48);
 	}
 
-	kt_write_file(s[KT_XATTR_REMOTE].path, 4096, 15, false);
+	tl_write_file(s[KT_XATTR_REMOTE].path, 4096, 15, false);
 	memset(buf, 'r', sizeof(buf));
 	set_xattr(s[KT_XATTR_REMOTE].path, "user.big", buf, sizeof(buf));
 	pop->files += 5;
@@ -150,7 +150,7 @@ static void make_samples(const char *mnt, struct kt_population *pop)
 
 		snprintf(entry, sizeof(entry), "%s/a-directory-entry-with-a-long-name-%04d",
 			 s[KT_BIG_DIR].path, i);
-		close(kt_open(entry, O_WRONLY | O_CREAT));
+		close(tl_open(entry, O_WRONLY | O_CREAT));
 	}
 	pop->files += 600;
 
@@ -190,7 +190,7 @@ void kt_populate(const char *mnt, unsigned int files_per_dir, struct kt_populati
 	make_samples(mnt, pop);
 	sync();
 
-	int fd = kt_open(mnt, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(mnt, O_RDONLY | O_DIRECTORY);
 	for (int i = 0; i < KT_NSAMPLES; i++) {
 		struct kt_sample *s = &pop->sample[i];
 

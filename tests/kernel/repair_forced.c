@@ -211,12 +211,12 @@ int main(int argc, char **argv)
 	char flags[128];
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "-d agcount=4,size=256m");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s -d agcount=4,size=256m", vt_features());
 	tl_mount(dev, MNT, MNT_OPTS);
 	kt_populate(MNT, FILES_PER_AG, &pop);
-	char *before = kt_checksums(MNT);
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	char *before = tl_checksums(MNT);
+	int fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	close(fd);
 
@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 	tl_mount(dev, MNT, MNT_OPTS);
 
 	fs_name = kt_fs_name(dev);
-	fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	nobj = kt_scrub_objects(geo.agcount, &pop, obj, MAX_OBJECTS);
 	REQUIRE(nobj <= MAX_OBJECTS, "too many scrub objects");
 
@@ -269,7 +269,7 @@ int main(int argc, char **argv)
 	tl_umount(MNT);
 	CHECK_INT(tl_sh("xfs_repair -n %s >/dev/null 2>&1", dev), 0);
 	tl_mount(dev, MNT, MNT_OPTS);
-	char *after = kt_checksums(MNT);
+	char *after = tl_checksums(MNT);
 	CHECK(strcmp(before, after) == 0, "file contents changed");
 	tl_umount(MNT);
 	free(before);

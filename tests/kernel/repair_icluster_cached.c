@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	REQUIRE(held->in_bad_block && t->in_bad_block, "unexpected layout");
 
 	child = pin_cwd(dir->path);
-	fd = kt_open(held->path, O_RDONLY);
+	fd = tl_open(held->path, O_RDONLY);
 	/* Several passes: the buffer cache gives inode clusters more than one chance. */
 	for (int i = 0; i < 4; i++)
 		tl_must("sync && echo 3 > /proc/sys/vm/drop_caches");
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 	rc = ic_stat(held->path, &st);
 	CHECK(rc == 0, "stat %s after the remount: %s", held->path, strerror(-rc));
 	if (rc == 0) {
-		kt_ino_gen(held->path, &ino, &gen);
+		tl_ino_gen(held->path, &ino, &gen);
 		CHECK(st.st_mode == held->st.st_mode && st.st_uid == held->st.st_uid &&
 			      st.st_gid == held->st.st_gid && st.st_size == held->st.st_size &&
 			      st.st_mtim.tv_sec == held->st.st_mtim.tv_sec &&

@@ -90,7 +90,7 @@ static unsigned int ilog2u(unsigned long long v)
 static void set_ag_shift(void)
 {
 	struct xfs_fsop_geom geo;
-	int fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 
 	kt_geometry(fd, &geo);
 	close(fd);
@@ -340,7 +340,7 @@ static void part_load(const char *backing)
 		char path[64];
 
 		snprintf(path, sizeof(path), BB_MNT "/near%d", k);
-		kt_write_file(path, 4096, (unsigned int)(700 + k), true);
+		tl_write_file(path, 4096, (unsigned int)(700 + k), true);
 		REQUIRE(stat(path, &st) == 0, "stat %s", path);
 		printf("%s: inode %llu\n", path, (unsigned long long)st.st_ino);
 	}
@@ -374,7 +374,7 @@ static int open_by_handle_nocmtime(const char *path)
 	char handle[128];
 	__u32 hlen = sizeof(handle);
 	xfs_fsop_handlereq_t req = { .path = (void *)path, .ohandle = handle, .ohandlen = &hlen };
-	int mfd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	int mfd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	int fd;
 
 	REQUIRE(ioctl(mfd, XFS_IOC_PATH_TO_HANDLE, &req) == 0, "path to handle %s: %s", path,
@@ -469,7 +469,7 @@ static pid_t start_repair(const struct ic_file *t, int out)
 
 static void show_task(const char *what, pid_t pid)
 {
-	printf("%s (pid %d): state %c\n", what, (int)pid, kt_task_state(pid));
+	printf("%s (pid %d): state %c\n", what, (int)pid, tl_task_state(pid));
 	tl_sh("cat /proc/%d/stack 2>/dev/null", (int)pid);
 }
 
@@ -520,8 +520,8 @@ static void part_writeback(const char *backing)
 		"%s must be in the bad block and %s in the cluster outside it", t->path, w->path);
 
 	/* Keep dirty data in memory until the test syncs it. */
-	kt_write_str("/proc/sys/vm/dirty_writeback_centisecs", "0");
-	kt_write_str("/proc/sys/vm/dirty_expire_centisecs", "360000");
+	tl_write_str("/proc/sys/vm/dirty_writeback_centisecs", "0");
+	tl_write_str("/proc/sys/vm/dirty_expire_centisecs", "360000");
 	fd = open_by_handle_nocmtime(w->path);
 	fill(want, sizeof(want), 4242);
 	REQUIRE(pwrite(fd, want, sizeof(want), (off_t)w->size) == (ssize_t)sizeof(want),
@@ -531,7 +531,7 @@ static void part_writeback(const char *backing)
 	 * passes of the shrinker), then the block goes bad under the
 	 * mounted filesystem. */
 	for (int i = 0; i < 4; i++)
-		kt_write_str("/proc/sys/vm/drop_caches", "3");
+		tl_write_str("/proc/sys/vm/drop_caches", "3");
 	kt_dust_add(BB_DUST, fs.dust_blk, 0);
 	kt_dust_enable(BB_DUST, true);
 	REQUIRE(ic_stat(fs.f[TARGET_FILE - 1].path, &st) == -EIO,
@@ -571,7 +571,7 @@ static void part_writeback(const char *backing)
 	tl_umount(BB_MNT);
 	if (!ic_mount_checked(NULL))
 		return;
-	fd = kt_open(w->path, O_RDONLY);
+	fd = tl_open(w->path, O_RDONLY);
 	CHECK(fstat(fd, &st) == 0 && (size_t)st.st_size == w->size + APPEND,
 	      "%s: size %lld, expected %zu", w->path, (long long)st.st_size, w->size + APPEND);
 	CHECK(pread(fd, got, sizeof(got), (off_t)w->size) == (ssize_t)sizeof(got) &&
@@ -593,12 +593,12 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (access("/proc/sys/kernel/hung_task_timeout_secs", F_OK) == 0) {
-		kt_write_str("/proc/sys/kernel/hung_task_timeout_secs", "60");
+		tl_write_str("/proc/sys/kernel/hung_task_timeout_secs", "60");
 		printf("hung task detection: 60 s\n");
 	} else {
 		printf("hung task detection: not in this kernel\n");
 	}
-	kt_write_str("/sys/kernel/tracing/trace_clock", "mono");
+	tl_write_str("/sys/kernel/tracing/trace_clock", "mono");
 	part_load(backing);
 	part_writeback(backing);
 	return check_done();

@@ -85,7 +85,7 @@ static void make_empty(const char *path)
 static unsigned int nextents(const char *path)
 {
 	struct fsxattr fsx;
-	int fd = kt_open(path, O_RDONLY);
+	int fd = tl_open(path, O_RDONLY);
 
 	REQUIRE(ioctl(fd, FS_IOC_FSGETXATTR, &fsx) == 0, "FSGETXATTR %s: %s", path,
 		strerror(errno));
@@ -93,7 +93,7 @@ static unsigned int nextents(const char *path)
 	return fsx.fsx_nextents;
 }
 
-/* Remove the line of "./@name" from kt_checksums() output @sums. */
+/* Remove the line of "./@name" from tl_checksums() output @sums. */
 static void drop_sum(char *sums, const char *name)
 {
 	char needle[96];
@@ -155,7 +155,7 @@ static uint64_t reshape(void)
 	REQUIRE(rename(d->path, P_DIR "/f55") == 0, "rename %s: %s", d->path, strerror(errno));
 	snprintf(d->path, sizeof(d->path), P_DIR "/f55");
 	tl_must("sync");
-	return kt_fork_physical(P_DIR, 0) / IC_FS_BLOCK;
+	return tl_fork_physical(P_DIR, 0, false) / IC_FS_BLOCK;
 }
 
 /*
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 	p_blk = reshape();
 	keep_sum = strdup(tl_out("sha256sum < %s", ks->path));
 	free(fs.sums);
-	fs.sums = kt_checksums(BB_MNT);
+	fs.sums = tl_checksums(BB_MNT);
 	printf("P's block: dust block %llu\n", (unsigned long long)p_blk);
 
 	/* Cold caches, then the cluster's last block and P's block go bad. */
@@ -361,7 +361,7 @@ int main(int argc, char **argv)
 	}
 
 	ic_check_scrubs(&fs, true);
-	now = kt_checksums(BB_MNT);
+	now = tl_checksums(BB_MNT);
 	drop_sum(now, "f57");
 	drop_sum(fs.sums, "f57");
 	CHECK_STR(now, fs.sums);

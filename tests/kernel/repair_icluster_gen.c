@@ -59,7 +59,7 @@ static void take_handle(const char *path, struct handle *h)
 /* The handle opens the file, which has its inode number and all its data. */
 static void check_handle(struct handle *h, const struct ic_file *f)
 {
-	int mfd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	int mfd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	int fd = open_by_handle_at(mfd, &h->fh, O_RDONLY);
 	static char buf[8 * 4096];
 	struct stat st;
@@ -127,7 +127,7 @@ static void run_round(const char *backing, int target_index)
 	rc = ic_stat(t->path, &st);
 	CHECK(rc == 0, "stat %s after the repair: %s", t->path, strerror(-rc));
 	if (rc == 0) {
-		kt_ino_gen(t->path, &ino, &gen);
+		tl_ino_gen(t->path, &ino, &gen);
 		printf("%s: generation %u after the repair (%u before)\n", t->path, gen, t->gen);
 		if (t->in_bad_block)
 			CHECK(gen != 0, "the lost inode %s got the caller's generation 0", t->path);

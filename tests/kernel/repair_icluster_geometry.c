@@ -155,10 +155,10 @@ static void large_block_round(const char *backing)
 	int rc;
 
 	printf("=== 64 KiB blocks\n");
-	kt_allow_small_fs(BB_DEV);
+	tl_allow_small_fs(BB_DEV);
 	kt_dust_create(BB_DUST, backing);
 	/* Four 64 MiB AGs leave no room for the log of a 64 KiB block size. */
-	kt_mkfs(BB_DEV, "-d agcount=2 -b size=65536");
+	tl_mkfs(BB_DEV, "%s -d agcount=2 -b size=65536", vt_features());
 	rc = tl_sh("mkdir -p %s && mount %s %s", BB_MNT, BB_DEV, BB_MNT);
 	CHECK(rc != 0, "a 64 KiB block filesystem mounted on a kernel without large folios: "
 	      "test the salvage on it (128-inode clusters: EOPNOTSUPP)");

@@ -182,7 +182,7 @@ static void round_holemask(const char *backing)
 static void overwrite_block(const char *path, int byte)
 {
 	char buf[IC_FS_BLOCK];
-	int fd = kt_open(path, O_WRONLY);
+	int fd = tl_open(path, O_WRONLY);
 
 	memset(buf, byte, sizeof(buf));
 	REQUIRE(pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) && fsync(fd) == 0,
@@ -197,13 +197,13 @@ static bool make_reflinks(struct ic_file *f, int i, void *arg)
 		return false;
 	snprintf(f->path, sizeof(f->path), BB_MNT "/f%02d", i);
 	f->size = (size_t)(1 + REFLINK_SRC(i) % 6) * IC_FS_BLOCK;
-	kt_reflink(fs.f[REFLINK_SRC(i)].path, f->path);
+	tl_reflink(fs.f[REFLINK_SRC(i)].path, f->path);
 	if (i == UNSHARED_FILE)
 		overwrite_block(f->path, 0x5a);
 	return true;
 }
 
-/* The sha256sum line of one file, as kt_checksums() writes it. */
+/* The sha256sum line of one file, as tl_checksums() writes it. */
 static bool same_sum(const char *name)
 {
 	char want[128];
@@ -246,7 +246,7 @@ static void round_reflink(const char *backing)
 			uint64_t phys;
 			uint32_t flags = 0;
 
-			rc = vt_file_extent(f->path, off, &phys, &flags);
+			rc = tl_file_extent(f->path, off, &phys, &flags);
 			CHECK(rc == 0 && !!(flags & FIEMAP_EXTENT_SHARED) == want,
 			      "%s at %zu: rc %d flags 0x%x, expected %sshared", f->path, off, rc,
 			      flags, want ? "" : "not ");
@@ -296,13 +296,13 @@ static bool make_dir_link(struct ic_file *f, int i, void *arg)
 	if (i != IC_FILES - 1)
 		return false;
 	f->size = IC_FS_BLOCK;
-	kt_write_file(f->path, f->size, 100 + i, true);
+	tl_write_file(f->path, f->size, 100 + i, true);
 	/* After the 72: the entries' inodes are outside the cluster. */
 	for (int k = 0; k < DIR_ENTRIES; k++) {
 		char path[96];
 
 		snprintf(path, sizeof(path), BB_MNT "/f%02d/entry%02d", DIR_FILE, k);
-		kt_write_file(path, 0, 0, false);
+		tl_write_file(path, 0, 0, false);
 	}
 	return true;
 }
@@ -346,7 +346,7 @@ static void round_dir_link(const char *backing)
 		uint32_t gen;
 
 		/* Its children's parent pointers record its generation. */
-		kt_ino_gen(d->path, &ino, &gen);
+		tl_ino_gen(d->path, &ino, &gen);
 		CHECK(gen == d->gen, "%s: generation %u, its children's parent pointers say %u",
 		      d->path, gen, d->gen);
 	}

@@ -102,7 +102,7 @@ static void repair_round(const char *dev, const struct damage *d)
 	tl_umount(MNT);
 	damage_btree(dev, d);
 	tl_mount(dev, MNT, NULL);
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 
 	int rc = map_scrub_call(fd, d->type, d->agno, 0, 0, 0, &oflags);
 	printf("scrub: %s [%s]\n", kt_errno_name(rc),
@@ -149,16 +149,16 @@ int main(int argc, char **argv)
 	struct kt_population pop;
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "-d agcount=4,size=256m");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s -d agcount=4,size=256m", vt_features());
 	tl_mount(dev, MNT, NULL);
 	kt_populate(MNT, 400, &pop);
-	char *before = kt_checksums(MNT);
+	char *before = tl_checksums(MNT);
 
 	for (size_t i = 0; i < sizeof(damages) / sizeof(damages[0]); i++)
 		repair_round(dev, &damages[i]);
 
-	char *after = kt_checksums(MNT);
+	char *after = tl_checksums(MNT);
 	CHECK(strcmp(before, after) == 0, "file contents changed");
 	tl_umount(MNT);
 	free(before);

@@ -39,7 +39,7 @@
 
 static void write_sparse(void)
 {
-	int fd = kt_open(SPARSE, O_WRONLY | O_CREAT | O_TRUNC);
+	int fd = tl_open(SPARSE, O_WRONLY | O_CREAT | O_TRUNC);
 	char block[BLK];
 
 	for (int i = 0; i < NEXTENTS; i++) {
@@ -69,8 +69,8 @@ int main(int argc, char **argv)
 	vt_require_vm();
 	bb_setup(backing, "-d agcount=4");
 	write_sparse();
-	kt_write_file(BB_MNT "/other", 256 * 1024, 7, true);
-	char *sums = kt_checksums(BB_MNT);
+	tl_write_file(BB_MNT "/other", 256 * 1024, 7, true);
+	char *sums = tl_checksums(BB_MNT);
 	char *before = layout();
 
 	REQUIRE(stat(SPARSE, &st) == 0, "stat");
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	char *after = layout();
 
 	CHECK_STR(after, before);
-	char *now = kt_checksums(BB_MNT);
+	char *now = tl_checksums(BB_MNT);
 
 	CHECK_STR(now, sums);
 	free(now);

@@ -131,9 +131,9 @@ static void make_dir(void)
 			entry_path(path, sizeof(path), e);
 			/* A few files with data, to check that it survives. */
 			if (i % 500 == 0)
-				kt_write_file(path, 8192, (unsigned int)i, false);
+				tl_write_file(path, 8192, (unsigned int)i, false);
 			else
-				close(kt_open(path, O_WRONLY | O_CREAT | O_EXCL));
+				close(tl_open(path, O_WRONLY | O_CREAT | O_EXCL));
 		} else {
 			snprintf(e->name, sizeof(e->name), "subdir-%d", i - nfiles);
 			entry_path(path, sizeof(path), e);
@@ -225,9 +225,9 @@ int main(int argc, char **argv)
 		nentries = nfiles + NSUBDIRS;
 		make_dir();
 		sync();
-		sums = kt_checksums(dir_path);
+		sums = tl_checksums(dir_path);
 		damage_and_repair(&cases[i]);
-		char *now = kt_checksums(dir_path);
+		char *now = tl_checksums(dir_path);
 
 		CHECK(strcmp(now, sums) == 0, "%s: file data changed", cases[i].what);
 		free(now);

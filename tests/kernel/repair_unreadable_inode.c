@@ -110,7 +110,7 @@ static void populate(void)
 
 		snprintf(f->path, sizeof(f->path), BB_MNT "/f%02d", i);
 		f->size = (size_t)(1 + i % 6) * FS_BLOCK;
-		kt_write_file(f->path, f->size, (unsigned int)(100 + i), true);
+		tl_write_file(f->path, f->size, (unsigned int)(100 + i), true);
 		REQUIRE(chown(f->path, 1000 + i, 2000 + i) == 0 &&
 				chmod(f->path, 0600 | (i % 8) << 3) == 0 &&
 				utimensat(AT_FDCWD, f->path, times, 0) == 0,
@@ -122,7 +122,7 @@ static void populate(void)
 	for (int i = 0; i < nfiles; i++) {
 		uint64_t ino;
 
-		kt_ino_gen(files[i].path, &ino, &files[i].gen);
+		tl_ino_gen(files[i].path, &ino, &files[i].gen);
 		REQUIRE(stat(files[i].path, &files[i].st) == 0, "stat %s", files[i].path);
 	}
 }
@@ -136,7 +136,7 @@ static int cluster_inuse(uint64_t first, struct xfs_bstat *bs)
 	struct xfs_fsop_bulkreq req = {
 		.lastip = &last, .icount = CLUSTER_INODES, .ubuffer = buf, .ocount = &count,
 	};
-	int fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	int n = 0;
 
 	REQUIRE(ioctl(fd, XFS_IOC_FSBULKSTAT, &req) == 0, "bulkstat: %s", strerror(errno));
@@ -253,7 +253,7 @@ static void run_round(const char *backing, enum round round)
 	/* The readable rounds fill the whole cluster after the root's. */
 	nfiles = readable_target ? MAX_FILES : ORIGINAL_FILES;
 	bb_setup(backing, "-d agcount=4");
-	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	close(fd);
 	REQUIRE(geo.inodesize == INODE_SIZE && geo.blocksize == FS_BLOCK,
@@ -273,7 +273,7 @@ static void run_round(const char *backing, enum round round)
 		REQUIRE(stat(CDEV, &st) == 0, "stat " CDEV ": %s", strerror(errno));
 		cdev_ino = st.st_ino;
 	}
-	char *sums = kt_checksums(BB_MNT);
+	char *sums = tl_checksums(BB_MNT);
 
 	/*
 	 * Clusters are aligned (inode chunk alignment), so is each block.  The
@@ -412,7 +412,7 @@ static void run_round(const char *backing, enum round round)
 			      (size_t)st.st_size == f->size,
 		      "%s: ino %llu mode 0%o size %lld", f->path, (unsigned long long)st.st_ino,
 		      st.st_mode, (long long)st.st_size);
-		kt_ino_gen(f->path, &ino, &gen);
+		tl_ino_gen(f->path, &ino, &gen);
 		if (f->in_bad_block) {
 			CHECK(st.st_uid == 0 && st.st_gid == 0 && (st.st_mode & 07777) == 0 &&
 				      st.st_nlink == 1,
@@ -445,12 +445,12 @@ static void run_round(const char *backing, enum round round)
 		      st.st_uid, (unsigned long)st.st_nlink);
 	}
 	check_cluster_scrubs(first, rebuilt);
-	fd = kt_open(BB_MNT, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(BB_MNT, O_RDONLY | O_DIRECTORY);
 	rc = map_scrub_call(fd, XFS_SCRUB_TYPE_NLINKS, 0, 0, 0, 0, &oflags);
 	close(fd);
 	CHECK(rc == 0 && oflags == 0, "scrub of the link counts: rc %d flags 0x%x", rc, oflags);
 	CHECK(bb_fs_alive(), "the filesystem is shut down or unmounted");
-	char *now = kt_checksums(BB_MNT);
+	char *now = tl_checksums(BB_MNT);
 	CHECK_STR(now, sums);
 	free(now);
 
@@ -459,7 +459,7 @@ static void run_round(const char *backing, enum round round)
 	tl_mount(BB_DEV, BB_MNT, NULL);
 	for (int i = 0; i < nfiles; i++)
 		CHECK_INT(stat_rc(files[i].path, &st), 0);
-	now = kt_checksums(BB_MNT);
+	now = tl_checksums(BB_MNT);
 	CHECK_STR(now, sums);
 	free(now);
 

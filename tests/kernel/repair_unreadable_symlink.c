@@ -77,8 +77,8 @@ int main(int argc, char **argv)
 	make_target(other, TARGET_LEN, 'b');
 	REQUIRE(symlink(target, LINK) == 0 && symlink(other, OTHER) == 0, "symlink: %s",
 		strerror(errno));
-	kt_write_file(DATA, 256 * 1024, 7, true);
-	char *sums = kt_checksums(BB_MNT);
+	tl_write_file(DATA, 256 * 1024, 7, true);
+	char *sums = tl_checksums(BB_MNT);
 	REQUIRE(lstat(LINK, &st) == 0 && st.st_size == TARGET_LEN, "lstat %s", LINK);
 	snprintf(ino_hex, sizeof(ino_hex), "ino 0x%llx ", (unsigned long long)st.st_ino);
 
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 	/* The neighbours are intact. */
 	CHECK_INT(read_target(OTHER, buf, sizeof(buf)), TARGET_LEN);
 	CHECK_STR(buf, other);
-	char *now = kt_checksums(BB_MNT);
+	char *now = tl_checksums(BB_MNT);
 	CHECK_STR(now, sums);
 	free(now);
 

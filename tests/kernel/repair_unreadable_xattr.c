@@ -165,7 +165,7 @@ static void populate(struct attr_case *c, unsigned int seed)
 {
 	char name[32];
 
-	kt_write_file(c->path, 64 * 1024, seed, true);
+	tl_write_file(c->path, 64 * 1024, seed, true);
 	for (int i = 0; i < NATTRS; i++) {
 		for (size_t j = 0; j < c->value_len; j++)
 			c->values[i][j] = (char)('a' + (seed + i * 7 + j) % 26);
@@ -344,7 +344,7 @@ static void acl_populate(void)
 	} acl;
 	size_t n = acl_build(acl.e, &acl.version);
 
-	kt_write_file(ACL_PATH, 4096, 99, true);
+	tl_write_file(ACL_PATH, 4096, 99, true);
 	REQUIRE(setxattr(ACL_PATH, ACL_KEEP, "kept", 4, XATTR_CREATE) == 0, "setxattr %s: %s",
 		ACL_KEEP, strerror(errno));
 	REQUIRE(setxattr(ACL_PATH, ACL_NAME, &acl, sizeof(acl.version) + n * sizeof(acl.e[0]), 0) ==
@@ -406,13 +406,13 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ncases; i++)
 		populate(&cases[i], (unsigned int)(11 + i));
 	acl_populate();
-	char *sums = kt_checksums(BB_MNT);
+	char *sums = tl_checksums(BB_MNT);
 
 	for (size_t i = 0; i < ncases; i++)
 		damage_and_repair(&cases[i]);
 	acl_lost();
 
-	char *now = kt_checksums(BB_MNT);
+	char *now = tl_checksums(BB_MNT);
 
 	CHECK_STR(now, sums);
 	free(now);

@@ -121,13 +121,13 @@ int main(int argc, char **argv)
 	struct xfs_fsop_geom geo;
 
 	vt_require_vm();
-	kt_allow_small_fs(dev);
-	kt_mkfs(dev, "-d agcount=4,size=256m");
+	tl_allow_small_fs(dev);
+	tl_mkfs(dev, "%s -d agcount=4,size=256m", vt_features());
 	tl_mount(dev, MNT, "uquota,gquota,pquota");
 	kt_populate(MNT, 200, &pop);
-	char *before = kt_checksums(MNT);
+	char *before = tl_checksums(MNT);
 
-	int fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	int fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	kt_geometry(fd, &geo);
 	nobj = kt_scrub_objects(geo.agcount, &pop, obj, MAX_OBJECTS);
 	REQUIRE(nobj <= MAX_OBJECTS, "too many scrub objects");
@@ -148,14 +148,14 @@ int main(int argc, char **argv)
 	check_repair_stats(kt_fs_name(dev), geo.agcount);
 	close(fd);
 
-	char *after = kt_checksums(MNT);
+	char *after = tl_checksums(MNT);
 	CHECK(strcmp(before, after) == 0, "file contents changed");
 	tl_umount(MNT);
 	CHECK_INT(tl_sh("xfs_repair -n %s", dev), 0);
 
 	/* Quota types are absent while quotas are off. */
 	tl_mount(dev, MNT, NULL);
-	fd = kt_open(MNT, O_RDONLY | O_DIRECTORY);
+	fd = tl_open(MNT, O_RDONLY | O_DIRECTORY);
 	static const uint32_t quota_types[] = { XFS_SCRUB_TYPE_UQUOTA, XFS_SCRUB_TYPE_GQUOTA,
 						XFS_SCRUB_TYPE_PQUOTA, XFS_SCRUB_TYPE_QUOTACHECK };
 	for (size_t i = 0; i < sizeof(quota_types) / sizeof(quota_types[0]); i++) {

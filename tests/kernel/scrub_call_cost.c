@@ -61,7 +61,7 @@ static struct obj dirs[DIRS], files[DIRS][FILES];
 static void record(struct obj *o, const char *path)
 {
 	snprintf(o->path, sizeof(o->path), "%s", path);
-	kt_ino_gen(o->path, &o->ino, &o->gen);
+	tl_ino_gen(o->path, &o->ino, &o->gen);
 }
 
 static int scrub(const struct obj *o, uint32_t type, uint32_t *oflags)
@@ -94,7 +94,7 @@ static void expect_clean(const struct obj *o, uint32_t type, const char *what)
 static void wait_blocked(pid_t pid)
 {
 	for (int i = 0; i < 3000; i++) {	/* 30 s: a loaded CI machine */
-		if (kt_task_state(pid) == 'D')
+		if (tl_task_state(pid) == 'D')
 			return;
 		usleep(10000);
 	}
@@ -257,7 +257,7 @@ int main(int argc, char **argv)
 		record(&dirs[d], path);
 		for (int f = 0; f < FILES; f++) {
 			snprintf(path, sizeof(path), BB_MNT "/d%d/f%02d", d, f);
-			kt_write_file(path, 4096, (unsigned int)(d * FILES + f), false);
+			tl_write_file(path, 4096, (unsigned int)(d * FILES + f), false);
 			record(&files[d][f], path);
 		}
 	}

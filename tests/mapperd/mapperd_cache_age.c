@@ -41,7 +41,7 @@ static double hurt(const char *name)
 	tl_must("dmsetup message dust 0 enable");
 	tl_evict(path);
 	double t0 = tl_mono();
-	CHECK_INT(mdt_read_file(path), EIO);
+	CHECK_INT(tl_read_file(path), EIO);
 	double took = mdt_wait_finding(match_ino, &ino, t0, 20, NULL);
 	CHECK(took >= 0, "no finding for %s within 20 s", name);
 	return took;

@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
 	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/victim.bin");
-	int err = mdt_read_file(FX_MNT "/victim.bin");
+	int err = tl_read_file(FX_MNT "/victim.bin");
 	CHECK(err == EIO, "reading victim.bin: %s, expected EIO", strerror(err));
 	/* its finding counted, and kept (the shutdown report may be kept too) */
 	t = WAIT_FOR(mdt_status_number("\"findings\":") >= 1 &&

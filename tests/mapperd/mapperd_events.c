@@ -322,7 +322,7 @@ int main(int argc, char **argv)
 	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/docs/thesis.pdf");
 	double t0 = tl_mono();
-	int err = mdt_read_file(FX_MNT "/docs/thesis.pdf");
+	int err = tl_read_file(FX_MNT "/docs/thesis.pdf");
 	printf("the read failed after %.3f s\n", tl_mono() - t0);
 	CHECK(err == EIO, "reading docs/thesis.pdf: %s, expected EIO", strerror(err));
 	struct want w = { "file", thesis_ino, thesis_phys, MAP_SOURCE_NONE };
@@ -421,8 +421,8 @@ int main(int argc, char **argv)
 	tl_evict(FX_MNT "/tree/d05/s1/f03.dat");
 	tl_evict(FX_MNT "/big/archive.tar");
 	t0 = tl_mono();
-	CHECK_INT(mdt_read_file(FX_MNT "/tree/d05/s1/f03.dat"), EIO);
-	CHECK_INT(mdt_read_file(FX_MNT "/big/archive.tar"), EIO);
+	CHECK_INT(tl_read_file(FX_MNT "/tree/d05/s1/f03.dat"), EIO);
+	CHECK_INT(tl_read_file(FX_MNT "/big/archive.tar"), EIO);
 	struct step3_reports rep;
 	CHECK(wait_reports(fan, 2, archive_ino, &rep),
 	      "the kernel did not deliver 2 error reports within 10 s");

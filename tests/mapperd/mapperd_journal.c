@@ -245,7 +245,7 @@ static void damage(const char *rel, uint64_t offset)
 	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
 	tl_must("dmsetup message dust 0 enable");
 	tl_evict(path);
-	CHECK_INT(mdt_read_file(path), EIO);
+	CHECK_INT(tl_read_file(path), EIO);
 }
 
 int main(int argc, char **argv)

@@ -114,7 +114,7 @@ static void expect_finding(const char *what, const char *path, const char *rel, 
 
 	tl_evict(path);
 	double t0 = tl_mono();
-	int err = mdt_read_file(path);
+	int err = tl_read_file(path);
 	CHECK(err == EIO, "%s: reading %s: %s, expected EIO", what, path, strerror(err));
 	double latency = mdt_wait_finding(match, &w, t0, 10, &f);
 	CHECK(latency >= 0, "%s: no finding for %s offset %llu within 10 s", what, rel,
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 	tl_must("mkdir -p %s/data", MNT);
 	write_random(MNT "/data/null.bin", 1024 * KiB);
 	REQUIRE(mdt_wait_watched(MNT, true, 10) >= 0, "mapperd does not watch the null_blk fs");
-	uint64_t phys = vt_file_physical(MNT "/data/null.bin", 256 * KiB);
+	uint64_t phys = tl_file_physical(MNT "/data/null.bin", 256 * KiB);
 	REQUIRE(phys % 4096 == 0, "unaligned");
 	snprintf(value, sizeof(value), "+%llu-%llu", (unsigned long long)(phys / 512),
 		 (unsigned long long)(phys / 512 + 7));
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 	tl_must("mkdir -p %s/part", MNT);
 	write_random(MNT "/part/scsi.bin", 1024 * KiB);
 	REQUIRE(mdt_wait_watched(MNT, true, 10) >= 0, "mapperd does not watch the scsi_debug fs");
-	phys = vt_file_physical(MNT "/part/scsi.bin", 512 * KiB);
+	phys = tl_file_physical(MNT "/part/scsi.bin", 512 * KiB);
 	uint64_t disk_sector = PART_START + phys / 512;
 	printf("victim: part/scsi.bin offset 512 KiB = partition byte %llu = disk sector %llu\n",
 	       (unsigned long long)phys, (unsigned long long)disk_sector);

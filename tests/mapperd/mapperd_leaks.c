@@ -53,7 +53,7 @@ static bool one_event(int i, long long *received)
 
 	snprintf(path, sizeof(path), "%s/%s", FX_MNT, paths[i % NFILES]);
 	tl_evict(path);
-	if (mdt_read_file(path) != EIO)
+	if (tl_read_file(path) != EIO)
 		return false;
 	double t0 = tl_mono();
 	while (tl_mono() - t0 < 10) {

@@ -35,14 +35,7 @@ static char text[65536];
 /* The file's text, or NULL when it is not there. */
 static const char *prom_text(void)
 {
-	FILE *f = fopen(PROM, "r");
-
-	if (!f)
-		return NULL;
-	size_t n = fread(text, 1, sizeof(text) - 1, f);
-	text[n] = '\0';
-	fclose(f);
-	return text;
+	return tl_slurp(PROM, text, sizeof(text)) < 0 ? NULL : text;
 }
 
 /* Wait until the file holds @line (a whole line); seconds waited or -1. */
@@ -108,7 +101,7 @@ int main(int argc, char **argv)
 	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/victim.bin");
 	double t0 = tl_mono();
-	CHECK_INT(mdt_read_file(FX_MNT "/victim.bin"), EIO);
+	CHECK_INT(tl_read_file(FX_MNT "/victim.bin"), EIO);
 	double stored = mdt_wait_finding(match_file, &ino, t0, 10, NULL);
 	CHECK(stored >= 0, "no finding for victim.bin within 10 s");
 	snprintf(line, sizeof(line), "mapper_open_findings%s,kind=\"file\"} 1", prefix);

@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/big.bin");
 	double t0 = tl_mono();
-	CHECK_INT(mdt_read_file(FX_MNT "/big.bin"), EIO);
+	CHECK_INT(tl_read_file(FX_MNT "/big.bin"), EIO);
 	double waited = mdt_wait_finding(match, &w, t0, 20, &f);
 	CHECK(waited >= 0, "no finding for big.bin at %llu (device byte %llu)",
 	      (unsigned long long)BAD_AT, (unsigned long long)w.physical);

@@ -94,21 +94,6 @@ static bool wait_log(const char *text, double timeout)
 	return true;
 }
 
-static char *slurp(const char *path)
-{
-	static char buf[65536];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	buf[0] = '\0';
-	if (!f)
-		return buf;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	char path[512], want[256], reply[65536], uuid[64];
@@ -160,7 +145,7 @@ int main(int argc, char **argv)
 	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/victim.dat");
 	double t0 = tl_mono();
-	CHECK_INT(mdt_read_file(FX_MNT "/victim.dat"), EIO);
+	CHECK_INT(tl_read_file(FX_MNT "/victim.dat"), EIO);
 	CHECK(wait_for(OUT "/done.damage.*", 20), "the recording hook did not run for damage");
 	printf("EIO -> hook ran in %.2f s\n", tl_mono() - t0);
 	CHECK(wait_for(OUT "/sleep-started", 5), "the sleeping hook did not start");
@@ -177,7 +162,9 @@ int main(int argc, char **argv)
 
 	char env_path[256] = "", json_path[256] = "";
 	CHECK_INT(count(OUT "/env.damage.*", env_path, sizeof(env_path)), 1);
-	const char *env = slurp(env_path);
+	static char env[65536], json[65536], scan_json[65536];
+
+	tl_slurp(env_path, env, sizeof(env));
 	printf("---- hook environment ----\n%s----\n", env);
 	CHECK(strstr(env, "MAPPER_EVENT=damage\n") != NULL, "MAPPER_EVENT");
 	snprintf(want, sizeof(want), "MAPPER_FS_UUID=%s\n", uuid);
@@ -188,7 +175,7 @@ int main(int argc, char **argv)
 	CHECK(strstr(env, "MAPPER_TIME=") && strstr(env, "MAPPER_VERSION="), "time, version");
 	CHECK(strstr(env, "MAPPER_FINDINGS_JSON=" STATE "/notify/") != NULL, "json path");
 	CHECK_INT(count(OUT "/json.damage.*", json_path, sizeof(json_path)), 1);
-	const char *json = slurp(json_path);
+	tl_slurp(json_path, json, sizeof(json));
 	printf("---- findings JSON ----\n%s----\n", json);
 	CHECK(strstr(json, "\"event\":\"damage\"") != NULL, "event in the JSON");
 	CHECK(strstr(json, "\"paths\":[\"" FX_MNT "/victim.dat\"]") != NULL,
@@ -203,7 +190,9 @@ int main(int argc, char **argv)
 	CHECK(!strstr(json, "\"first_seen_time\":null") && !strstr(json, "\"last_seen_time\":null"),
 	      "a new finding without its times");
 	count(OUT "/mode.damage.*", path, sizeof(path));
-	CHECK_STR(slurp(path), "600\n");
+	char mode[16];
+	tl_slurp(path, mode, sizeof(mode));
+	CHECK_STR(mode, "600\n");
 
 	/* The sleeper: SIGTERM at the timeout, ignored, then SIGKILL. */
 	CHECK(wait_log("20-sleep (damage) killed at notify_timeout by signal 9", TIMEOUT_S + 12),
@@ -216,7 +205,8 @@ int main(int argc, char **argv)
 	CHECK(log_has("10-record (damage) failed: exit status 3"), "exit status not logged");
 	/* Its findings file goes once every hook has ended. */
 	count(OUT "/path.damage.*", path, sizeof(path));
-	char *json_file = slurp(path);
+	char json_file[4096];
+	tl_slurp(path, json_file, sizeof(json_file));
 	json_file[strcspn(json_file, "\n")] = '\0';
 	struct stat st;
 	CHECK(json_file[0] && stat(json_file, &st) != 0 && errno == ENOENT,
@@ -239,11 +229,10 @@ int main(int argc, char **argv)
 		tl_sleep(0.2);
 	CHECK_INT(count(OUT "/done.damage.*", NULL, 0), 2);
 	glob_t g;
-	const char *scan_json = "";
 	if (glob(OUT "/json.damage.*", 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++)
 			if (strcmp(g.gl_pathv[i], json_path))
-				scan_json = slurp(g.gl_pathv[i]);
+				tl_slurp(g.gl_pathv[i], scan_json, sizeof(scan_json));
 		globfree(&g);
 	}
 	printf("---- findings JSON of the scan ----\n%s----\n", scan_json);

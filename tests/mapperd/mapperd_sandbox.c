@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/victim.dat");
 	double t0 = tl_mono();
-	CHECK_INT(mdt_read_file(FX_MNT "/victim.dat"), EIO);
+	CHECK_INT(tl_read_file(FX_MNT "/victim.dat"), EIO);
 	CHECK(mdt_wait_finding(match_file, want, t0, 60, NULL) >= 0, "no finding for the EIO read");
 	CHECK_INT(mdt_request("reload", reply, sizeof(reply)), 0);
 	pid_t dpid = (pid_t)atoi(tl_out("pgrep -P %d", (int)spid));

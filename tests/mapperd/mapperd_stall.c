@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 	tl_must("dmsetup message dust 0 enable");
 	tl_evict(FX_MNT "/victim.dat");
 	double t0 = tl_mono();
-	CHECK_INT(mdt_read_file(FX_MNT "/victim.dat"), EIO);
+	CHECK_INT(tl_read_file(FX_MNT "/victim.dat"), EIO);
 	double t = mdt_wait_finding(match_file, want, t0, 10, NULL);
 	printf("EIO -> finding in %.3f s while the clients misbehave\n", t);
 	CHECK(t >= 0, "no finding for the EIO read within 10 s");

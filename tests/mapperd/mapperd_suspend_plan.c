@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	CHECK_INT(ask("repair-plan " FX_MNT, "\"findings\"", PLAN_BOUND_S), 0);
 
 	/* 2. */
-	mdt_drop_caches();
+	tl_drop_caches(3);
 	tl_must("dmsetup suspend dust");
 	pid_t prober = fork();
 	REQUIRE(prober >= 0, "fork");

@@ -249,7 +249,7 @@ static void step_damage(const char *uuid, uint64_t ino)
 	tl_must("dmsetup message dust 0 addbadblock %llu", (unsigned long long)(phys / 4096));
 	tl_must("dmsetup message dust 0 enable");
 	tl_evict(path);
-	CHECK_INT(mdt_read_file(path), EIO);
+	CHECK_INT(tl_read_file(path), EIO);
 
 	snprintf(filter, sizeof(filter), "MESSAGE_ID=" ID_DAMAGE " MAPPER_FS_UUID=%s", uuid);
 	char cond[512];

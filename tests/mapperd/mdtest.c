@@ -506,33 +506,6 @@ long mdt_rss_kib(pid_t pid)
 	return kib;
 }
 
-void mdt_drop_caches(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-
-	sync();
-	REQUIRE(fd >= 0, "drop_caches: %s", strerror(errno));
-	REQUIRE(write(fd, "3\n", 2) == 2, "drop_caches: %s", strerror(errno));
-	close(fd);
-}
-
-int mdt_read_file(const char *path)
-{
-	static char buf[1 << 16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int err = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	if (n < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 const char *mdt_status_field(const char *mnt, const char *key)
 {
 	static char reply[1 << 20];

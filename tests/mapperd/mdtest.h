@@ -99,9 +99,4 @@ int mdt_fd_count(pid_t pid);
 void mdt_fd_show(pid_t pid);
 long mdt_rss_kib(pid_t pid);
 
-/* Drop the page cache so the next read goes to the disk. */
-void mdt_drop_caches(void);
-/* Read a whole file; 0 or the errno the read failed with. */
-int mdt_read_file(const char *path);
-
 #endif

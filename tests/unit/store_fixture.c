@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "store_fixture.h"
+#include "testlib.h"
 
 int64_t sf_add_finding(struct map_store *st, int64_t fs_id, const char *kind, uint64_t ino,
 		       uint32_t mode, const char *path)
@@ -29,29 +30,15 @@ int64_t sf_add_finding(struct map_store *st, int64_t fs_id, const char *kind, ui
 	return f.id;
 }
 
-void sf_slurp(const char *path, char *buf, size_t len)
+struct tl_run *sf_run_mapctl(const char *mapctl, const char *dir, const char *prefix,
+			    const char *args)
 {
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+	static struct tl_run r;
+	char cmd[1024];
 
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-}
-
-struct sf_result *sf_run_mapctl(const char *mapctl, const char *dir, const char *prefix,
-				const char *args)
-{
-	static struct sf_result r;
-	char cmd[1024], out[128], err[128];
-
-	snprintf(out, sizeof(out), "%s/out", dir);
-	snprintf(err, sizeof(err), "%s/err", dir);
-	snprintf(cmd, sizeof(cmd), "%s%s%s %s >%s 2>%s </dev/null", prefix ? prefix : "",
-		 prefix ? "; " : "", mapctl, args, out, err);
-	int st = system(cmd);
-	r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	sf_slurp(out, r.out, sizeof(r.out));
-	sf_slurp(err, r.err, sizeof(r.err));
+	tl_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "%s%s%s %s", prefix ? prefix : "", prefix ? "; " : "", mapctl,
+		 args);
+	tl_run(&r, dir, cmd);
 	return &r;
 }

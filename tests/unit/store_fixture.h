@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "map_store.h"
+#include "testlib.h"
 
 /*
  * Record a media finding of @kind for inode @ino (mode @mode) under @path,
@@ -16,20 +17,11 @@
 int64_t sf_add_finding(struct map_store *st, int64_t fs_id, const char *kind, uint64_t ino,
 		       uint32_t mode, const char *path);
 
-/* @path's contents (at most @len - 1 bytes) in @buf, NUL-terminated; "" if unreadable. */
-void sf_slurp(const char *path, char *buf, size_t len);
-
-/* What a run of mapctl gave: exit status (128 if it did not exit), its output. */
-struct sf_result {
-	int rc;
-	char out[16384], err[4096];
-};
-
 /*
- * Run "[PREFIX; ]MAPCTL ARGS" through the shell, stdin /dev/null, stdout and
- * stderr kept in files in @dir.  The result is static: valid until the next call.
+ * Run "[PREFIX; ]MAPCTL ARGS" with tl_run, its output files in @dir.  The
+ * result is static: valid until the next call.
  */
-struct sf_result *sf_run_mapctl(const char *mapctl, const char *dir, const char *prefix,
-				const char *args);
+struct tl_run *sf_run_mapctl(const char *mapctl, const char *dir, const char *prefix,
+			     const char *args);
 
 #endif

@@ -27,7 +27,7 @@ static const char *mapctl;
 static char dir[64];
 
 /* Run mapctl with @args (shell words), collecting its exit status and output. */
-static struct sf_result *run(const char *args)
+static struct tl_run *run(const char *args)
 {
 	return sf_run_mapctl(mapctl, dir, NULL, args);
 }
@@ -104,7 +104,7 @@ static void test_status_escapes(void)
 	       "S\xc2\x9b" "31m");
 	map_store_close(st);
 	snprintf(args, sizeof(args), "--db %s status", db);
-	struct sf_result *r = run(args);
+	struct tl_run *r = run(args);
 	CHECK_INT(r->rc, 1);	/* never scanned (test_status_max_age) */
 	CHECK(!strchr(r->out, '\x1b') && !strchr(r->out, '\x07'), "raw ESC/BEL in: %s", r->out);
 	CHECK(!strstr(r->out, "\xe2\x80\xae"), "raw U+202E in: %s", r->out);
@@ -143,7 +143,7 @@ static void test_status_max_age(void)
 	struct map_store *st = new_db("age.db", db, sizeof(db));
 	int64_t fs_id = add_fs(st, "/mnt/age", "", "", "");
 	int64_t now = (int64_t)time(NULL);
-	struct sf_result *r;
+	struct tl_run *r;
 
 	/* only an interrupted scan: never scanned, with or without --max-age */
 	add_scan(st, fs_id, "interrupted", true, now);
@@ -235,7 +235,7 @@ static void test_resolve_failed_commit(void)
 
 	snprintf(args, sizeof(args), "--db %s resolve --note test %lld %lld", db, (long long)bad,
 		 (long long)good);
-	struct sf_result *r = run(args);
+	struct tl_run *r = run(args);
 	CHECK_INT(r->rc, 2);
 	CHECK(strstr(r->err, "finding #"), "the failure is reported: %s", r->err);
 	snprintf(text, sizeof(text), "SELECT state = 'open' FROM findings WHERE id = %lld",
@@ -259,7 +259,7 @@ static void test_locate_wrap(void)
 	char args[256];
 
 	snprintf(args, sizeof(args), "--db %s/none.db locate / 36028797018963968", dir);
-	struct sf_result *r = run(args);
+	struct tl_run *r = run(args);
 	CHECK_INT(r->rc, 2);
 	CHECK(strstr(r->err, "past the end of any device"), "stderr: %s", r->err);
 	snprintf(args, sizeof(args), "--db %s/none.db locate / 18446744073709551615", dir);
@@ -282,7 +282,7 @@ static void test_hints_quoted(void)
 	add_finding(st, fs_id, 131, "a.dat");
 	map_store_close(st);
 	snprintf(args, sizeof(args), "--db %s status", db);
-	struct sf_result *r = run(args);
+	struct tl_run *r = run(args);
 	CHECK_INT(r->rc, 1);
 	CHECK(strstr(r->out, "mapctl refetch '/srv/my data' --from MIRROR"), "%s", r->out);
 	CHECK(strstr(r->out, "mapctl scan '/srv/my data'"), "%s", r->out);
@@ -314,7 +314,7 @@ static void test_option_errors(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(args, sizeof(args), "--db %s/none.db %s", dir, cases[i].args);
-		struct sf_result *r = run(args);
+		struct tl_run *r = run(args);
 		char want[256];
 
 		snprintf(want, sizeof(want), "%s\n", cases[i].says);
@@ -363,7 +363,7 @@ static void test_history(void)
 	map_store_close(st);
 
 	snprintf(args, sizeof(args), "--db %s history %s", db, node);
-	struct sf_result *r = run(args);
+	struct tl_run *r = run(args);
 	CHECK_INT(r->rc, 0);
 	CHECK(r->err[0] == '\0', "history of a device: %s", r->err);
 	CHECK(strstr(r->out, "xfs_repair -n"), "history of a device: %s", r->out);
@@ -391,7 +391,7 @@ static void test_history(void)
 }
 
 /* Run mapctl as nobody (no groups) with @args. */
-static struct sf_result *run_as_nobody(const char *args)
+static struct tl_run *run_as_nobody(const char *args)
 {
 	char cmd[512];
 
@@ -419,7 +419,7 @@ static void test_db_file_errors(void)
 	snprintf(args, sizeof(args), "--db %s status", db);
 
 	REQUIRE(chmod(db, 0644) == 0 && chmod(wal, 0644) == 0 && chmod(shm, 0600) == 0, "modes");
-	struct sf_result *r = run_as_nobody(args);
+	struct tl_run *r = run_as_nobody(args);
 	CHECK_INT(r->rc, 2);
 	CHECK(strstr(r->err, "mapper.db-shm") && strstr(r->err, "Permission denied"),
 	      "unreadable -shm: %s", r->err);

@@ -21,52 +21,13 @@
 static const char *mapctl;
 static char dir[64];
 
-struct result {
-	int rc;
-	char *out, *err;	/* whole output, NUL-terminated; outlen without it */
-	size_t outlen;
-};
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t n = 0;
-
-	REQUIRE(f, "%s", path);
-	REQUIRE(fseek(f, 0, SEEK_END) == 0, "seek");
-	long size = ftell(f);
-	REQUIRE(size >= 0, "ftell");
-	rewind(f);
-	buf = malloc((size_t)size + 1);
-	REQUIRE(buf, "malloc");
-	n = fread(buf, 1, (size_t)size, f);
-	buf[n] = '\0';
-	fclose(f);
-	if (len)
-		*len = n;
-	return buf;
-}
-
-static void result_free(struct result *r)
-{
-	free(r->out);
-	free(r->err);
-	memset(r, 0, sizeof(*r));
-}
-
 /* Run mapctl with @args (shell words), stdin from the terminal's stand-in. */
-static void run(struct result *r, const char *args)
+static void run(struct tl_run *r, const char *args)
 {
-	char cmd[1024], out[128], err[128];
+	char cmd[1024];
 
-	snprintf(out, sizeof(out), "%s/out", dir);
-	snprintf(err, sizeof(err), "%s/err", dir);
-	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>%s </dev/null", mapctl, args, out, err);
-	int st = system(cmd);
-	r->rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	r->out = slurp(out, &r->outlen);
-	r->err = slurp(err, NULL);
+	snprintf(cmd, sizeof(cmd), "%s %s", mapctl, args);
+	tl_run(r, dir, cmd);
 }
 
 static int lines(const char *s)
@@ -131,7 +92,7 @@ static void small_db(char *db, size_t len)
  * the socket.  Now one clear line and exit status 2. */
 static void test_daemon_not_running(void)
 {
-	struct result r;
+	struct tl_run r;
 	char args[256], want[256], sock[100];	/* fits sun_path */
 
 	snprintf(args, sizeof(args), "daemon status --socket %s/none.sock", dir);
@@ -141,7 +102,7 @@ static void test_daemon_not_running(void)
 		 dir);
 	CHECK_STR(r.err, want);
 	CHECK_STR(r.out, "");
-	result_free(&r);
+	tl_run_free(&r);
 
 	/* A socket nobody listens on: refused, also one line. */
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -155,7 +116,7 @@ static void test_daemon_not_running(void)
 	CHECK_INT(r.rc, 2);
 	CHECK(strstr(r.err, "mapperd is not running: nothing answers on") && lines(r.err) == 1,
 	      "stderr: %s", r.err);
-	result_free(&r);
+	tl_run_free(&r);
 	close(fd);
 	unlink(sock);
 
@@ -166,13 +127,13 @@ static void test_daemon_not_running(void)
 	unsetenv("MAPPERD_SOCKET");
 	CHECK_INT(r.rc, 2);
 	CHECK(strstr(r.err, "not running: no socket at") && lines(r.err) == 1, "stderr: %s", r.err);
-	result_free(&r);
+	tl_run_free(&r);
 }
 
 /* Item 2: global options before or after the command. */
 static void test_global_options(void)
 {
-	struct result r;
+	struct tl_run r;
 	char db[128], args[512];
 
 	small_db(db, sizeof(db));
@@ -187,24 +148,24 @@ static void test_global_options(void)
 		run(&r, args);
 		CHECK(r.rc == 1 && strstr(r.out, "/mnt/small/dir/f") && !r.err[0],
 		      "mapctl %s: rc %d, out '%s', err '%s'", args, r.rc, r.out, r.err);
-		result_free(&r);
+		tl_run_free(&r);
 	}
 	run(&r, "files --db");
 	CHECK(r.rc == 2 && strstr(r.err, "--db wants a FILE"), "files --db: %d %s", r.rc, r.err);
-	result_free(&r);
+	tl_run_free(&r);
 	/* after "--" nothing is an option of mapctl's: "--db" is which filesystem */
 	snprintf(args, sizeof(args), "--db %s files -- --db", db);
 	run(&r, args);
 	CHECK(r.rc == 2 && strstr(r.err, "mapctl files: --db is neither the UUID nor the recorded "
 				  "mount point"), "%s: %d %s", args, r.rc, r.err);
-	result_free(&r);
+	tl_run_free(&r);
 
 	static const char *const version[] = { "-V", "--version", "files -V", "--db x files --version" };
 	for (size_t i = 0; i < sizeof(version) / sizeof(version[0]); i++) {
 		run(&r, version[i]);
 		CHECK(r.rc == 0 && !strncmp(r.out, "mapctl ", 7) && lines(r.out) == 1 && !r.err[0],
 		      "mapctl %s: %d '%s'", version[i], r.rc, r.out);
-		result_free(&r);
+		tl_run_free(&r);
 	}
 }
 
@@ -215,7 +176,7 @@ static void test_help(void)
 		{ "help", "--help" }, { "help files", "files --help" },
 		{ "help daemon", "daemon --help" }, { "help scan", "scan -h" },
 	};
-	struct result a, b;
+	struct tl_run a, b;
 
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		run(&a, pairs[i][0]);
@@ -223,12 +184,12 @@ static void test_help(void)
 		CHECK(a.rc == 0 && b.rc == 0 && a.outlen > 100 && !strcmp(a.out, b.out),
 		      "mapctl %s (%d) differs from mapctl %s (%d)", pairs[i][0], a.rc, pairs[i][1],
 		      b.rc);
-		result_free(&a);
-		result_free(&b);
+		tl_run_free(&a);
+		tl_run_free(&b);
 	}
 	run(&a, "help nosuch");
 	CHECK(a.rc == 2 && strstr(a.err, "unknown command 'nosuch'") && !a.out[0], "help nosuch");
-	result_free(&a);
+	tl_run_free(&a);
 }
 
 /*
@@ -243,7 +204,7 @@ static void test_help(void)
 static void test_files_zero_many(void)
 {
 	struct map_store *st;
-	struct result r;
+	struct tl_run r;
 	char db[128], args[256], name[BIG_NAMES][64], *paths[BIG_NAMES];
 	size_t cap = (size_t)BIG_FILES * BIG_NAMES * 40, len = 0;
 	char *want = malloc(cap);
@@ -280,7 +241,7 @@ static void test_files_zero_many(void)
 	CHECK_STR(r.err, "");
 	CHECK(r.outlen == len && memcmp(r.out, want, len) == 0,
 	      "output: %zu bytes, expected %zu (each path once, in order)", r.outlen, len);
-	result_free(&r);
+	tl_run_free(&r);
 	free(want);
 }
 

@@ -39,9 +39,9 @@
 static const char *mapctl, *mapperd, *schema, *manpage;
 static char dir[64], db[128], db2[128];
 
-static struct sf_result *run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static struct tl_run *run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static struct sf_result *run(const char *fmt, ...)
+static struct tl_run *run(const char *fmt, ...)
 {
 	char args[512];
 	va_list ap;
@@ -63,7 +63,7 @@ static const char *jq(const char *file, const char *filter)
 	snprintf(cmd, sizeof(cmd), "jq -r '%s' %s > %s 2>&1", filter, file, path);
 	if (system(cmd) != 0)
 		return "(jq failed)";
-	sf_slurp(path, out, sizeof(out));
+	tl_slurp(path, out, sizeof(out));
 	out[strcspn(out, "\n")] = '\0';
 	return out;
 }
@@ -158,7 +158,7 @@ static int schema_check(const char *name, const char *command, const char *args,
 	char file[128];
 
 	snprintf(file, sizeof(file), "%s/%s.json", dir, name);
-	struct sf_result *r = run("%s", args);
+	struct tl_run *r = run("%s", args);
 	CHECK(r->rc == 0 || r->rc == 1, "mapctl %s: %d %s", args, r->rc, r->err);
 	FILE *out = fopen(file, "w");
 	REQUIRE(out && fputs(r->out, out) >= 0 && fclose(out) == 0, "writing %s", file);
@@ -244,7 +244,7 @@ static void test_values(void)
 
 static void test_unmounted(void)
 {
-	struct sf_result *r;
+	struct tl_run *r;
 
 	/* by recorded mount point, by UUID in either case, trailing slash */
 	r = run("--db %s files --json " MNT_A, db);
@@ -305,7 +305,7 @@ static void test_daemon(void)
 	for (int i = 0; i < DAEMON_START_SECS * 10 && stat(sock, &st) != 0; i++)
 		usleep(100000);
 	char said[4096];
-	sf_slurp(log, said, sizeof(said));
+	tl_slurp(log, said, sizeof(said));
 	CHECK(stat(sock, &st) == 0, "mapperd did not open %s: %s", sock, said);
 	if (stat(sock, &st) != 0) {
 		tl_sh("kill $(cat %s)", pidf);

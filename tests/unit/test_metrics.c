@@ -30,7 +30,7 @@ static const char *mapctl;
 static char dir[64];
 
 /* Run "[PREFIX; ]mapctl ARGS" in a shell, collecting exit status and output. */
-static struct sf_result *run(const char *prefix, const char *args)
+static struct tl_run *run(const char *prefix, const char *args)
 {
 	return sf_run_mapctl(mapctl, dir, prefix, args);
 }
@@ -257,7 +257,7 @@ static void test_stdout(const char *db, const char *copy)
 	char args[256];
 
 	snprintf(args, sizeof(args), "--db %s metrics", db);
-	struct sf_result *r = run(NULL, args);
+	struct tl_run *r = run(NULL, args);
 	CHECK_INT(r->rc, 0);
 	CHECK(r->err[0] == '\0', "stderr: %s", r->err);
 	check_lines(r->out);
@@ -281,16 +281,16 @@ static void test_output(const char *db)
 	REQUIRE(symlink(victim, tmp) == 0, "symlink");
 
 	snprintf(args, sizeof(args), "--db %s metrics --output %s", db, prom);
-	struct sf_result *r = run("umask 077", args);
+	struct tl_run *r = run("umask 077", args);
 	CHECK_INT(r->rc, 0);
 	CHECK(r->out[0] == '\0', "nothing on stdout: %s", r->out);
 	CHECK(r->err[0] == '\0', "stderr: %s", r->err);
 	REQUIRE(stat(prom, &sb) == 0, "stat %s", prom);
 	CHECK((sb.st_mode & 07777) == 0644, "mode %o", (unsigned int)(sb.st_mode & 07777));
 	CHECK(lstat(tmp, &sb) < 0 && errno == ENOENT, "%s is left", tmp);
-	sf_slurp(prom, got, sizeof(got));
+	tl_slurp(prom, got, sizeof(got));
 	check_lines(got);
-	sf_slurp(victim, got, sizeof(got));
+	tl_slurp(victim, got, sizeof(got));
 	CHECK_STR(got, "precious\n");
 
 	/* A folder that cannot be written: exit 2, FILE untouched. */
@@ -315,7 +315,7 @@ static void check_events_line(const char *db, int n)
 	char args[256], want[256];
 
 	snprintf(args, sizeof(args), "--db %s metrics", db);
-	struct sf_result *r = run(NULL, args);
+	struct tl_run *r = run(NULL, args);
 	CHECK_INT(r->rc, 0);
 	snprintf(want, sizeof(want), "\nmapper_events_total{" A ",source=\"fanotify\"} %d\n", n);
 	CHECK(strstr(r->out, want), "want %s in:\n%s", want + 1, r->out);
@@ -357,7 +357,7 @@ static void test_output_link(const char *db)
 	snprintf(written, sizeof(written), "%s/mapper.prom", target);
 
 	snprintf(args, sizeof(args), "--db %s metrics --output %s/mapper.prom", db, link);
-	struct sf_result *r = run(NULL, args);
+	struct tl_run *r = run(NULL, args);
 	CHECK_INT(r->rc, 2);
 	CHECK(strstr(r->err, "symbolic link"), "stderr: %s", r->err);
 	CHECK(lstat(written, &sb) < 0 && errno == ENOENT, "written through the link: %s", written);
@@ -410,7 +410,7 @@ static void test_empty(void)
 	REQUIRE(map_store_open(db, 0, &st) == 0, "open");
 	map_store_close(st);
 	snprintf(args, sizeof(args), "--db %s metrics", db);
-	struct sf_result *r = run(NULL, args);
+	struct tl_run *r = run(NULL, args);
 	CHECK_INT(r->rc, 0);
 	check_no_samples(r->out);
 }
@@ -425,7 +425,7 @@ static void test_no_database(void)
 
 	snprintf(db, sizeof(db), "%s/not-yet/mapper.db", dir);
 	snprintf(args, sizeof(args), "--db %s metrics", db);
-	struct sf_result *r = run(NULL, args);
+	struct tl_run *r = run(NULL, args);
 	CHECK_INT(r->rc, 0);
 	CHECK(r->err[0] == '\0', "stderr: %s", r->err);
 	check_no_samples(r->out);
@@ -436,7 +436,7 @@ static void test_no_database(void)
 	r = run(NULL, args);
 	CHECK_INT(r->rc, 0);
 	CHECK(r->err[0] == '\0', "stderr: %s", r->err);
-	sf_slurp(prom, got, sizeof(got));
+	tl_slurp(prom, got, sizeof(got));
 	check_no_samples(got);
 	CHECK(stat(db, &sb) < 0 && errno == ENOENT, "a database was made at %s", db);
 }

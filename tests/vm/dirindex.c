@@ -73,23 +73,15 @@ static void rename_rel(const char *from, const char *to)
 static uint64_t ino_of(const char *rel)
 {
 	char path[4096];
-	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/%s", MNT, rel);
-	REQUIRE(lstat(path, &st) == 0, "stat %s: %s", path, strerror(errno));
-	return st.st_ino;
+	return tl_ino(path);
 }
 
 /* Directories under MNT, the root included (names may hold newlines). */
 static int count_dirs(void)
 {
 	return atoi(tl_out("find %s -type d -printf x | wc -c", MNT));
-}
-
-static void drop_dentries(void)
-{
-	sync();
-	REQUIRE(tl_sh("echo 2 > /proc/sys/vm/drop_caches") == 0, "drop_caches");
 }
 
 /* Every name of @ino joined with '|' (sorted), in a static buffer. */
@@ -117,7 +109,7 @@ static void expect(struct map_fs *fs, uint64_t ino, const char *want, uint64_t m
 	struct map_resolve_stats st;
 	const char *got;
 
-	drop_dentries();
+	tl_drop_caches(2);
 	got = names(fs, ino, &st);
 	CHECK_STR(got, want);
 	CHECK(st.used_dirindex, "%s: the index was not used", want);
@@ -192,7 +184,7 @@ int main(int argc, char **argv)
 		"pointers (the classic profile), not %s", vt_profile());
 
 	/* The search without an index, as a baseline. */
-	drop_dentries();
+	tl_drop_caches(2);
 	CHECK_STR(names(fs, deep, &st), "top/d04/s1/s2/s3/f");
 	CHECK(!st.used_dirindex, "an index used before there is one");
 	uint64_t reads_without = st.dirs_read;
@@ -243,7 +235,7 @@ int main(int argc, char **argv)
 	/* a folder made after the build has no span of file inode numbers, so
 	 * how many folders its first file costs depends on where XFS put the
 	 * folder: the answer and the index are what is checked */
-	drop_dentries();
+	tl_drop_caches(2);
 	CHECK_STR(names(fs, fresh, &st), "top/new/line\nbreak/f");
 	CHECK(st.used_dirindex && !st.dirindex_retried, "the new folder's file: index %d, redo %d",
 	      st.used_dirindex, st.dirindex_retried);
@@ -257,13 +249,13 @@ int main(int argc, char **argv)
 	uint64_t g3 = ino_of("top/d03/g");
 	tl_must("ln %s/top/d03/g %s/top/d10/s1/s2/new-link", MNT, MNT);
 	drain(ix, fs, fan);
-	drop_dentries();
+	tl_drop_caches(2);
 	CHECK_STR(names(fs, g3, &st), "top/d03/g|top/d10/s1/s2/new-link");
 	CHECK(st.dirs_read > 0, "a new link's names found without a directory read");
 	expect(fs, g3, "top/d03/g|top/d10/s1/s2/new-link", 0);
 	rename_rel("top/d03/g", "top/d03/g renamed");
 	drain(ix, fs, fan);
-	drop_dentries();
+	tl_drop_caches(2);
 	CHECK_STR(names(fs, g3, &st), "top/d03/g renamed|top/d10/s1/s2/new-link");
 	CHECK(st.dirindex_retried, "a stale kept name was not retried");
 	expect(fs, g3, "top/d03/g renamed|top/d10/s1/s2/new-link", 0);
@@ -272,7 +264,7 @@ int main(int argc, char **argv)
 	map_dirindex_get_stats(ix, &ixs);
 	uint64_t retries_before = ixs.retries;
 	rename_rel("top/d04 renamed", "top/d04 again");
-	drop_dentries();
+	tl_drop_caches(2);
 	CHECK_STR(names(fs, deep, &st), "top/d04 again/s1/s2/s3/f");
 	CHECK(st.dirindex_retried, "a stale index path was not retried");
 	map_dirindex_get_stats(ix, &ixs);
@@ -295,7 +287,7 @@ int main(int argc, char **argv)
 	map_dirindex_get_stats(ix, &ixs);
 	CHECK_INT(ixs.resets, 1);
 	CHECK(!map_dirindex_ready(ix), "the index survived a queue overflow");
-	drop_dentries();
+	tl_drop_caches(2);
 	CHECK_STR(names(fs, moved, &st), "top/d08 after overflow/s2-moved/s3/f");
 	CHECK(!st.used_dirindex, "an index used while it is rebuilt");
 	build_index(fs, ix, &slices);

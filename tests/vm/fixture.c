@@ -7,15 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include <xfs/xfs.h>
-
 #include "check.h"
 #include "fixture.h"
-#include "vmtest.h"
+#include "testlib.h"
 
 static char fx_dev[256];
 
@@ -24,18 +21,18 @@ void fx_setup(const char *dev, const char *mkfs_opts)
 	snprintf(fx_dev, sizeof(fx_dev), "%s", dev);
 	setenv("DM_DISABLE_UDEV", "1", 1);
 	tl_must("dmsetup create dust --table \"0 $(blockdev --getsz %s) dust %s 0 4096\"", dev, dev);
-	tl_must("mkfs.xfs -q -f %s %s", mkfs_opts, FX_DUST);
+	tl_mkfs(FX_DUST, "%s", mkfs_opts);
 	fx_mount();
 }
 
 void fx_mount(void)
 {
-	tl_must("mkdir -p %s && mount %s %s", FX_MNT, FX_DUST, FX_MNT);
+	tl_mount(FX_DUST, FX_MNT, NULL);
 }
 
 void fx_umount(void)
 {
-	tl_must("umount %s", FX_MNT);
+	tl_umount(FX_MNT);
 }
 
 void fx_add_bad_blocks(const uint64_t *blocks, int n)
@@ -190,81 +187,66 @@ void fx_build_tree(void)
 
 /* ---- ground truth ---- */
 
+/* @rel under the fixture's mount point, in @path. */
+static void fx_path(char *path, size_t len, const char *rel)
+{
+	snprintf(path, len, "%s/%s", FX_MNT, rel);
+}
+
 uint64_t fx_file_physical(const char *rel, uint64_t offset)
 {
 	char path[4096];
 
-	snprintf(path, sizeof(path), "%s/%s", FX_MNT, rel);
-	return vt_file_physical(path, offset);
+	fx_path(path, sizeof(path), rel);
+	return tl_file_physical(path, offset);
 }
 
-/* Device byte of the block at offset 0 of a fork of @rel (GETBMAPX). */
 /* Device byte of byte @offset of a fork of @rel (GETBMAPX). */
-static uint64_t fork_block(const char *rel, int flags, int iflags, uint64_t offset)
+static uint64_t fork_byte(const char *rel, uint64_t offset, bool attr_fork)
 {
-	struct getbmapx map[65];
-	int fd = open_rel(rel, O_RDONLY | flags);
-	int64_t sector = (int64_t)(offset / 512);
+	char path[4096];
 
-	memset(map, 0, sizeof(map));
-	map[0].bmv_length = -1;
-	map[0].bmv_count = 65;
-	map[0].bmv_iflags = BMV_IF_NO_HOLES | iflags;
-	REQUIRE(ioctl(fd, XFS_IOC_GETBMAPX, map) == 0, "GETBMAPX %s: %s", rel, strerror(errno));
-	close(fd);
-	for (int i = 1; i <= map[0].bmv_entries; i++)
-		if (map[i].bmv_block >= 0 && sector >= map[i].bmv_offset &&
-		    sector < map[i].bmv_offset + map[i].bmv_length)
-			return (uint64_t)(map[i].bmv_block + sector - map[i].bmv_offset) * 512;
-	REQUIRE(0, "%s has no %s block at byte %llu (entries %d)", rel,
-		iflags & BMV_IF_ATTRFORK ? "attribute" : "data", (unsigned long long)offset,
-		map[0].bmv_entries);
-	return 0;
-}
-
-static uint64_t fork_first_block(const char *rel, int flags, int iflags)
-{
-	return fork_block(rel, flags, iflags, 0);
+	fx_path(path, sizeof(path), rel);
+	return tl_fork_physical(path, offset, attr_fork);
 }
 
 uint64_t fx_dir_first_block(const char *rel)
 {
-	return fork_first_block(rel, O_DIRECTORY, 0);
+	return fork_byte(rel, 0, false);
 }
 
 uint64_t fx_dir_block(const char *rel, uint64_t offset)
 {
-	return fork_block(rel, O_DIRECTORY, 0, offset);
+	return fork_byte(rel, offset, false);
 }
 
 uint64_t fx_attr_first_block(const char *rel)
 {
-	return fork_first_block(rel, 0, BMV_IF_ATTRFORK);
+	return fork_byte(rel, 0, true);
 }
 
 uint64_t fx_attr_block(const char *rel, uint64_t offset)
 {
-	return fork_block(rel, 0, BMV_IF_ATTRFORK, offset);
+	return fork_byte(rel, offset, true);
 }
 
 uint64_t fx_ino(const char *rel)
 {
 	char path[4096];
-	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", FX_MNT, rel);
-	REQUIRE(lstat(path, &st) == 0, "lstat %s: %s", path, strerror(errno));
-	return st.st_ino;
+	fx_path(path, sizeof(path), rel);
+	return tl_ino(path);
 }
 
 uint32_t fx_gen(const char *rel)
 {
-	int fd = open_rel(rel, O_RDONLY);
-	int gen = 0;
+	char path[4096];
+	uint64_t ino;
+	uint32_t gen;
 
-	REQUIRE(ioctl(fd, FS_IOC_GETVERSION, &gen) == 0, "GETVERSION %s: %s", rel, strerror(errno));
-	close(fd);
-	return (uint32_t)gen;
+	fx_path(path, sizeof(path), rel);
+	tl_ino_gen(path, &ino, &gen);
+	return gen;
 }
 
 static uint64_t xfs_db_number(const char *cmds, const char *key)

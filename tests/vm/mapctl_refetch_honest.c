@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 	tl_mkfs_mount(MDUST, "", MIRROR);
 	tl_must("rsync -aAXH " FX_MNT "/ " MIRROR "/");
 	tl_must("head -c %llu /dev/urandom > " MIRROR "/full/grown.dat && sync", GROWN_SIZE);
-	uint64_t mirror_bad = vt_file_physical(MIRROR "/data/mirror-bad.dat", MIRROR_BAD_OFFSET);
+	uint64_t mirror_bad = tl_file_physical(MIRROR "/data/mirror-bad.dat", MIRROR_BAD_OFFSET);
 	tl_must("umount " MIRROR " && dmsetup message mdust 0 addbadblock %llu && "
 		"dmsetup message mdust 0 enable && mount " MDUST " " MIRROR,
 		(unsigned long long)(mirror_bad / 4096));

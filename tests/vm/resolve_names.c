@@ -109,13 +109,6 @@ static void print_stats(const char *what, const struct map_resolve_stats *st)
 	       (unsigned long long)st->dirs_read, (unsigned long long)st->dirs_total);
 }
 
-/* Forget every unused dentry and inode, so no name comes from the cache. */
-static void drop_dentries(void)
-{
-	sync();
-	REQUIRE(tl_sh("echo 2 > /proc/sys/vm/drop_caches") == 0, "drop_caches");
-}
-
 /* Names of readable inodes: from parent pointers alone on the modern profile,
  * from the directories on the classic one. */
 static void check_route(const struct map_resolve_stats *st, uint64_t targets)
@@ -255,7 +248,7 @@ int main(int argc, char **argv)
 		inos[i] = fx_ino(rels[i]);
 	/* First with a cold dentry cache (the full routes), then warm: the
 	 * first call's checks looked every name up. */
-	drop_dentries();
+	tl_drop_caches(2);
 	for (int warm = 0; warm < 2; warm++) {
 		REQUIRE(map_resolve_paths(fs, inos, n, &p, &st) == 0, "map_resolve_paths");
 		print_stats(warm ? "clean tree, names cached" : "clean tree", &st);
@@ -287,7 +280,7 @@ int main(int argc, char **argv)
 	snprintf(deep_dir, sizeof(deep_dir), "%.*s", (int)(strrchr(deep_rel, '/') - deep_rel),
 		 deep_rel);
 	uint64_t deep_dir_ino = fx_ino(deep_dir);
-	drop_dentries();
+	tl_drop_caches(2);
 	char want_dir[sizeof(deep_rel) + 1];
 	snprintf(want_dir, sizeof(want_dir), "%s|", deep_dir);
 	CHECK_STR(names_of(fs, deep_dir_ino, &st, NULL), want_dir);
@@ -326,7 +319,7 @@ int main(int argc, char **argv)
 	REQUIRE(map_fs_open(FX_MNT, &fs) == 0, "map_fs_open");
 
 	struct map_paths a;
-	drop_dentries();
+	tl_drop_caches(2);
 	CHECK_STR(names_of(fs, attrs_ino, &st, &a), "damaged/attrs.dat|");
 	print_stats("unreadable parent pointers", &st);
 	CHECK(a.pptr_unreadable == vt_modern(), "the result says whether parent pointers failed");
@@ -335,12 +328,12 @@ int main(int argc, char **argv)
 		CHECK(st.dirs_read > 0, "the fallback read no directory");
 	}
 	/* mapctl locate says where the names came from */
-	drop_dentries();
+	tl_drop_caches(2);
 	const char *loc = tl_out("%s locate " FX_MNT " --byte %llu", mapctl,
 				 (unsigned long long)blocks[0] * 4096);
 	CHECK(!!strstr(loc, "parent pointers unreadable") == vt_modern(), "locate says: %s", loc);
 	CHECK(strstr(loc, "damaged/attrs.dat") != NULL, "locate names the file: %s", loc);
-	drop_dentries();
+	tl_drop_caches(2);
 	CHECK_STR(names_of(fs, plain_ino, &st, NULL), "damaged/plain.dat|");
 	print_stats("readable parent pointers", &st);
 	check_route(&st, 1);

@@ -1,59 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <errno.h>
-#include <fcntl.h>
-#include <linux/fiemap.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "vmtest.h"
-
-int vt_file_extent(const char *path, uint64_t offset, uint64_t *physical, uint32_t *flags)
-{
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[32];
-	} req;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	memset(&req, 0, sizeof(req));
-	req.fm.fm_start = offset;
-	req.fm.fm_length = 1;
-	req.fm.fm_flags = FIEMAP_FLAG_SYNC;
-	req.fm.fm_extent_count = 32;
-	int rc = ioctl(fd, FS_IOC_FIEMAP, &req) == 0 ? -ENOENT : -errno;
-	close(fd);
-	for (uint32_t i = 0; rc == -ENOENT && i < req.fm.fm_mapped_extents; i++) {
-		const struct fiemap_extent *e = &req.ext[i];
-
-		if (offset >= e->fe_logical && offset < e->fe_logical + e->fe_length) {
-			*physical = e->fe_physical + (offset - e->fe_logical);
-			if (flags)
-				*flags = e->fe_flags;
-			rc = 0;
-		}
-	}
-	return rc;
-}
-
-uint64_t vt_file_physical(const char *path, uint64_t offset)
-{
-	uint64_t physical = 0;
-	int rc = vt_file_extent(path, offset, &physical, NULL);
-
-	if (rc) {
-		fprintf(stderr, "FAIL: no device byte for byte %llu of %s: %s\n",
-			(unsigned long long)offset, path,
-			rc == -ENOENT ? "no extent holds it" : strerror(-rc));
-		exit(1);
-	}
-	return physical;
-}
 
 bool vt_mainline(void)
 {

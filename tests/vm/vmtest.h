@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Helpers for tests that run inside the QEMU guest (through vm/run). */
+/*
+ * What a test that runs inside the QEMU guest (through vm/run) asks of it:
+ * the filesystem profile, root in a guest, a clean kernel log.
+ */
 #ifndef MAPPER_VMTEST_H
 #define MAPPER_VMTEST_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
 #include "testlib.h"
 
@@ -36,11 +38,5 @@ int vt_kernel_log_problems(void);
 /* Lockdep's debug_locks (/proc/lockdep_stats): 1 while it checks, 0 once
  * it turned itself off, -1 on a kernel without lockdep. */
 int vt_debug_locks(void);
-/* Ground truth from FIEMAP (file data synced first): the device byte that
- * holds byte @offset of @path, and the extent's FIEMAP_EXTENT_* flags (may be
- * NULL).  0, -ENOENT when no extent holds @offset (a hole), or -errno. */
-int vt_file_extent(const char *path, uint64_t offset, uint64_t *physical, uint32_t *flags);
-/* The same device byte; anything but an answer stops the test. */
-uint64_t vt_file_physical(const char *path, uint64_t offset);
 
 #endif
