@@ -78,20 +78,22 @@ static char *read_all(const char *cmd, int *status)
 const char *tl_out(const char *fmt, ...)
 {
 	static char buf[65536];
+	char *cmd;
 	va_list ap;
-	int status;
-
-	char *cmd, *out = NULL;
 
 	va_start(ap, fmt);
-	if (vasprintf(&cmd, fmt, ap) >= 0) {
-		out = read_all(cmd, &status);
-		free(cmd);
-	}
+	int n = vasprintf(&cmd, fmt, ap);
 	va_end(ap);
-	snprintf(buf, sizeof(buf), "%s", out ? out : "");
-	free(out);
-	size_t len = strlen(buf);
+	buf[0] = '\0';
+	if (n < 0)
+		return buf;
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	if (!p)
+		return buf;
+	size_t len = fread(buf, 1, sizeof(buf) - 1, p);
+	buf[len] = '\0';
+	pclose(p);
 	while (len > 0 && buf[len - 1] == '\n')
 		buf[--len] = '\0';
 	return buf;
