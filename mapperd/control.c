@@ -189,7 +189,10 @@ static int client_work(struct md_daemon *d, struct client *c, int budget, int64_
 	static char line[MD_CTL_LINE_MAX];
 	int done = 0;
 
-	while (done < budget && client_runnable(c)) {
+	/* Not client_runnable(): a line that fills the buffer without ending
+	 * must still be taken, to be refused as too long. */
+	while (done < budget && !c->closing && !c->plan_wait &&
+	       md_ctl_out_pending(&c->out) < OUT_SOFT) {
 		int rc = md_ctl_in_take(&c->in, line, sizeof(line));
 
 		if (rc == 0)
