@@ -20,7 +20,7 @@
  *    because it could not map block 2 (errortag reduce_max_iextents), each
  *    from its own sync_file_range while the completion worker cannot run.
  *    The writeback trace line covers block 0 only (kernel/patches 1/7);
- *    block 1 is reported as dropped ("discard", 1/14).  Before 1/14 there
+ *    block 1 is reported as dropped ("discard", 1/13).  Before 1/13 there
  *    is no "discard" line, before 1/7 no line at all.  On the series
  *    before issue 37, iomap merged the two, and the merged ioend reported
  *    a disk error for 8 KiB.

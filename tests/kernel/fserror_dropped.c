@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Writeback that cannot map a range to disk blocks drops the data: that is
- * reported as dropped data (kernel/patches 1/14), not as a write that the
+ * reported as dropped data (kernel/patches 1/13), not as a write that the
  * disk failed (1/7).
  *
  * A file has 12 one-block extents with holes between them.  Block 0 is
@@ -14,7 +14,7 @@
  * Expected: fsync fails; the xfs_file_ioerror tracepoint shows two "discard"
  * lines (block 1's folio, then block 0's unsubmitted ioend) and no
  * "writeback" line; the listener gets one event, EIO, naming the file.
- * Before 1/14 (with 1/7): no trace line and no event, since 1/7 reports
+ * Before 1/13 (with 1/7): no trace line and no event, since 1/7 reports
  * only ioends that went to the disk and nothing reports dropped data yet;
  * before 1/7, writeback reports nothing at all.  On the series before
  * issue 37, whose 1/7 still reported every failed ioend: one "writeback"

@@ -30,7 +30,7 @@
  * - unmounting with an event queued is safe, and the event stays readable;
  * - a report still on its way when the unmount starts, and the failed
  *   writeback of a block written without fsync (unmount's own sync writes
- *   it), each reach the listener with the file's handle (kernel/patches 1/9: the sync
+ *   it), each reach the listener with the file's handle (kernel/patches 1/8: the sync
  *   delivers its reports before the superblock stops being active);
  * - after a shutdown, an mmap read fault fails (SIGBUS) and is not reported;
  * - the kernel log has no BUG, WARNING or lockdep report.
@@ -439,7 +439,7 @@ static void write_back_to_bad_block(int fan, struct victim *v, const char *what)
 /*
  * Writes that must read first (part of a block; zeroing or unsharing part
  * of a block) over an unreadable block, and a direct write to a block that
- * cannot be written (kernel/patches 1/10).
+ * cannot be written (kernel/patches 1/9).
  */
 static void write_errors(int fan)
 {
@@ -562,7 +562,7 @@ static void find_inode_block(struct victim *v)
 }
 
 /*
- * An inode cluster write that fails once (kernel/patches 1/11): chmod logs the inode,
+ * An inode cluster write that fails once (kernel/patches 1/10): chmod logs the inode,
  * FIFREEZE pushes the log's items to their blocks; the write fails, XFS
  * retries it, and the retry goes through.  One filesystem-wide EIO.
  */
@@ -703,9 +703,9 @@ static void unmount_with_events(void)
 	close(fan);
 
 	/* A block written without fsync: the unmount's sync writes it back,
-	 * and that fails.  Patch 13 makes the sync deliver its reports while
+	 * and that fails.  Patch 1/8 makes the sync deliver its reports while
 	 * the superblock is still active, so the event has the handle.  (On
-	 * this machine the series without 1/9 passes too: the worker
+	 * this machine the series without 1/8 passes too: the worker
 	 * happens to run before the unmount clears SB_ACTIVE.) */
 	tl_mount(DEV, MNT, NULL);
 	fan = kt_fserror_listen(MNT);
@@ -753,7 +753,7 @@ static void shutdown_event(void)
 
 /*
  * A log write fails (every block of the internal log fails its next writes): the next fsync shuts the filesystem down, and the
- * listener gets the shutdown (kernel/patches 1/12: that shutdown went unreported).
+ * listener gets the shutdown (kernel/patches 1/11: that shutdown went unreported).
  */
 static void log_write_shutdown(void)
 {

@@ -2,7 +2,7 @@
 /*
  * An error event names its file even when the inode is no longer live in the
  * inode cache by the time the report reaches fanotify (kernel/patches 1/2,
- * 1/4 and 1/13).
+ * 1/4 and 1/12).
  *
  * The kernel records an error where it notices it and a work item passes it
  * to fsnotify later.  Each case below lets the inode leave the cache before
@@ -20,7 +20,7 @@
  *    the inode never enters the cache; xfs_iget() reports it itself, with the
  *    generation that is on disk.
  *
- * On the series before old patch 0018 (now 1/2, 1/4 and 1/13: cases 2, 3
+ * On the series before old patch 0018 (now 1/2, 1/4 and 1/12: cases 2, 3
  * and 1) each of these events came without a handle.
  */
 #include <errno.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Errors in internal files are filesystem-wide errors (kernel/patches 1/8).
+ * Errors in internal files are filesystem-wide errors (kernel/patches 1/2
+ * and 1/4).
  *
  * The user quota file is given a mapping btree (41 dquot chunks, each
  * allocated between two synchronous writes so that they do not merge into
@@ -8,8 +9,8 @@
  * a file then needs a dquot that the kernel cannot map: the quota inode is
  * found sick.  A FAN_REPORT_FID listener must get EFSCORRUPTED events
  * without a file handle: the quota inode is no file a listener could open,
- * name or restore.  Before 1/8 the event carried the quota inode's
- * handle.
+ * name or restore.  Without the internal-file check of 1/2 the event
+ * carried the quota inode's handle.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Online repair's own "zapped" marks are not error reports (kernel/patches
- * 1/8, defect 7 of issue 13).
+ * 1/4, defect 7 of issue 13).
  *
  * The first mapping of a file's data fork is given a start block past the
  * end of the filesystem (xfs_db), so the inode fails to load.  With a

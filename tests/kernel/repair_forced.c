@@ -234,7 +234,7 @@ int main(int argc, char **argv)
 	REQUIRE(nobj <= MAX_OBJECTS, "too many scrub objects");
 
 	/* A FAN_FS_ERROR listener hears nothing: rebuilding healthy metadata
-	 * is no error (repair's own marks are not reported, kernel/patches 1/8). */
+	 * is no error (repair's own marks are not reported, kernel/patches 1/4). */
 	int fan = kt_fserror_listen(MNT);
 	kt_trace_start(events, sizeof(events) / sizeof(events[0]));
 	rebuild_everything(fd);
