@@ -53,8 +53,7 @@ static int locate_root(struct map_fs *fs, md_warmup_read_fn read, void *arg,
 			map_finding_add_path(f, "/");
 		break;
 	}
-	if (paths)
-		map_paths_free(paths, owners.n);
+	map_paths_free(paths, owners.n);
 	map_owner_list_free(&owners);
 	return rc;
 }
