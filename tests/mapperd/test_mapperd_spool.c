@@ -27,6 +27,22 @@ static void path_of(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", dir, name);
 }
 
+/* A dbwriter on a new, empty database @dbname spooling into @spoolname;
+ * their paths in @db and @spool. */
+static struct md_dbwriter *writer_on_new_db(const char *dbname, const char *spoolname,
+					    char db[static 128], char spool[static 128])
+{
+	struct md_dbwriter *w;
+	struct map_store *st;
+
+	path_of(db, 128, dbname);
+	path_of(spool, 128, spoolname);
+	REQUIRE(map_store_open(db, 0, &st) == 0, "create %s", db);
+	map_store_close(st);
+	REQUIRE(md_dbwriter_open(db, spool, &w) == 0, "dbwriter");
+	return w;
+}
+
 static int count_files(const char *sub)
 {
 	char cmd[256];
@@ -117,11 +133,7 @@ static void writer(void)
 	struct map_store *st;
 	int nnew;
 
-	path_of(db, sizeof(db), "mapper.db");
-	path_of(spool, sizeof(spool), "spool");
-	REQUIRE(map_store_open(db, 0, &st) == 0, "create %s", db);
-	map_store_close(st);
-	REQUIRE(md_dbwriter_open(db, spool, &w) == 0, "dbwriter");
+	w = writer_on_new_db("mapper.db", "spool", db, spool);
 
 	/* written straight away while the database is there */
 	struct md_spool_entry *e = report(1, true, "live");
@@ -202,11 +214,7 @@ static void healthy(void)
 	struct map_store *st;
 	int nnew;
 
-	path_of(db, sizeof(db), "healthy.db");
-	path_of(spool, sizeof(spool), "healthy-spool");
-	REQUIRE(map_store_open(db, 0, &st) == 0, "create %s", db);
-	map_store_close(st);
-	REQUIRE(md_dbwriter_open(db, spool, &w) == 0, "dbwriter");
+	w = writer_on_new_db("healthy.db", "healthy-spool", db, spool);
 	struct md_spool_entry *e = report(0, true, "sick");
 	free(e->v);			/* report(0, ...) made an empty array */
 	e->v = calloc(4, sizeof(*e->v));
@@ -299,11 +307,7 @@ static void rehearsal(void)
 	struct tally t = { 0 };
 	int nnew;
 
-	path_of(db, sizeof(db), "rehearsal.db");
-	path_of(spool, sizeof(spool), "spool-rehearsal");
-	REQUIRE(map_store_open(db, 0, &st) == 0, "create %s", db);
-	map_store_close(st);
-	REQUIRE(md_dbwriter_open(db, spool, &w) == 0, "dbwriter");
+	w = writer_on_new_db("rehearsal.db", "spool-rehearsal", db, spool);
 	struct md_spool_entry *e = report(2, true, "r");
 	md_dbwriter_rehearse(w, e);
 	md_dbwriter_rehearse(w, e);
