@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <time.h>
 
 #include "daemon.h"
@@ -22,6 +23,24 @@ double md_mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void md_timer_in(int fd, double in)
+{
+	struct itimerspec its = { 0 };
+
+	if (in > 0) {
+		its.it_value.tv_sec = (time_t)in;
+		its.it_value.tv_nsec = (long)((in - (double)its.it_value.tv_sec) * 1e9);
+		if (its.it_value.tv_nsec >= 1000000000L) {
+			its.it_value.tv_sec++;
+			its.it_value.tv_nsec -= 1000000000L;
+		}
+	}
+	/* a zero it_value would disarm the timer */
+	if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+		its.it_value.tv_nsec = 1;
+	timerfd_settime(fd, 0, &its, NULL);
 }
 
 int md_watch_add(struct md_daemon *d, struct md_watch *w, uint32_t events)

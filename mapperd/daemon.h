@@ -80,6 +80,8 @@ struct md_daemon {
 /* Wall clock and monotonic time in milliseconds. */
 int64_t md_now_ms(void);
 double md_mono(void);
+/* Timerfd @fd armed once, @in seconds from now (now itself when @in <= 0). */
+void md_timer_in(int fd, double in);
 
 /* Filesystems by UUID, mount point, device name (kernel name) or device number. */
 struct md_fs *md_fs_by_uuid(struct md_daemon *d, const char *uuid);

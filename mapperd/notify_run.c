@@ -139,8 +139,8 @@ static void log_output(const struct hook_run *h, const char *event)
 
 static void arm_timer(struct md_notifier *nt)
 {
+	static const struct itimerspec off;
 	double next = 0;
-	struct itimerspec its = { 0 };
 
 	for (int i = 0; i < MAX_RUNNING; i++) {
 		const struct hook_run *h = &nt->runs[i];
@@ -153,14 +153,13 @@ static void arm_timer(struct md_notifier *nt)
 			next = md_mono() + POLL_SECS;
 	}
 	if (next > 0) {
-		double now = md_mono(), in = next > now ? next - now : 0.001;
+		double now = md_mono();
 
-		its.it_value.tv_sec = (time_t)in;
-		its.it_value.tv_nsec = (long)((in - (double)(time_t)in) * 1e9);
-		if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-			its.it_value.tv_nsec = 1000000;
+		/* a deadline already past: again in a millisecond, not at once */
+		md_timer_in(nt->timer.fd, next > now ? next - now : 0.001);
+	} else {
+		timerfd_settime(nt->timer.fd, 0, &off, NULL);
 	}
-	timerfd_settime(nt->timer.fd, 0, &its, NULL);
 }
 
 static void reap(struct md_daemon *d, struct md_notifier *nt, struct hook_run *h, int status);

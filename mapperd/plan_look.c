@@ -79,24 +79,16 @@ static void *look_main(void *arg)
 /* The timer at the earliest deadline of a look someone waits for. */
 static void arm_late(struct md_plan_looks *ls)
 {
-	struct itimerspec its = { 0 };
-	double next = 0, now = md_mono();
+	static const struct itimerspec off;
+	double next = 0;
 
 	for (struct look *l = ls->list; l; l = l->next)
 		if (l->owner && (next == 0 || l->deadline < next))
 			next = l->deadline;
-	if (next) {
-		double in = next > now ? next - now : 0;
-
-		/* 1 ns at least: a zero it_value disarms the timer */
-		its.it_value.tv_sec = (time_t)in;
-		its.it_value.tv_nsec = (long)((in - (double)its.it_value.tv_sec) * 1e9) + 1;
-		if (its.it_value.tv_nsec >= 1000000000L) {
-			its.it_value.tv_sec++;
-			its.it_value.tv_nsec -= 1000000000L;
-		}
-	}
-	timerfd_settime(ls->late.fd, 0, &its, NULL);
+	if (next)
+		md_timer_in(ls->late.fd, next - md_mono());
+	else
+		timerfd_settime(ls->late.fd, 0, &off, NULL);
 }
 
 static int start_thread(struct look *l)
